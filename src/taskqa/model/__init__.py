@@ -1,0 +1,83 @@
+"""The one recording model every benchmark family in taskqa builds on."""
+
+from taskqa.model.attributes import (
+    ATTRIBUTE_VALUES,
+    UNKNOWN,
+    VIEWPOINT_ATTRIBUTES,
+    Attribute,
+    AttributeKind,
+    allowed_values,
+    attribute_kind,
+)
+from taskqa.model.physics import (
+    Collision,
+    EventKind,
+    ObjectMotion,
+    PhysicalEvent,
+    PhysicalObject,
+    PhysicalScene,
+    TrajectoryFrame,
+)
+from taskqa.model.procedure import (
+    ErrorTag,
+    Procedure,
+    StepError,
+    StepExecution,
+    TaskGraph,
+    TaskStep,
+)
+from taskqa.model.recording import (
+    ActionSegment,
+    ActionSlots,
+    Agent,
+    AgentRole,
+    Recording,
+    Source,
+    VideoRef,
+    View,
+)
+from taskqa.model.state import (
+    MULTI_AGENT_RELATIONS,
+    SPATIAL_RELATIONS,
+    EntityTransition,
+    Relation,
+    RelationKind,
+    Snapshot,
+)
+
+__all__ = [
+    "ATTRIBUTE_VALUES",
+    "MULTI_AGENT_RELATIONS",
+    "SPATIAL_RELATIONS",
+    "UNKNOWN",
+    "VIEWPOINT_ATTRIBUTES",
+    "ActionSegment",
+    "ActionSlots",
+    "Agent",
+    "AgentRole",
+    "Attribute",
+    "AttributeKind",
+    "Collision",
+    "EntityTransition",
+    "ErrorTag",
+    "EventKind",
+    "ObjectMotion",
+    "PhysicalEvent",
+    "PhysicalObject",
+    "PhysicalScene",
+    "Procedure",
+    "Recording",
+    "Relation",
+    "RelationKind",
+    "Snapshot",
+    "Source",
+    "StepError",
+    "StepExecution",
+    "TaskGraph",
+    "TaskStep",
+    "TrajectoryFrame",
+    "VideoRef",
+    "View",
+    "allowed_values",
+    "attribute_kind",
+]
