@@ -20,6 +20,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+        os.chmod(temporary, 0o644)  # mkstemp makes files private; outputs are meant to be shared
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -31,6 +32,7 @@ def staged_directory(target: Path) -> Iterator[Path]:
     """Yield a scratch folder that replaces ``target`` only if the block finishes cleanly."""
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging.chmod(0o755)
     try:
         yield staging
     except BaseException:

@@ -1,0 +1,199 @@
+"""The ``taskqa`` command line."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from taskqa import __version__
+from taskqa.problems import InvalidInputError, Problem
+
+app = typer.Typer(
+    name="taskqa",
+    help=(
+        "Build diagnostic benchmarks from annotated recordings of goal-oriented tasks.\n\n"
+        "Start with `taskqa simulate` to make a corpus in the built-in household world, "
+        "`taskqa validate` to check any supported annotation file, and `taskqa stats` to "
+        "see what a corpus contains."
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"taskqa {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """taskqa command line."""
+
+
+def _fail(error: InvalidInputError) -> typer.Exit:
+    _print_problems(error.problems)
+    return typer.Exit(code=1)
+
+
+def _print_problems(problems: list[Problem], limit: int = 200) -> None:
+    for problem in problems[:limit]:
+        errors.print(f"[red]✗[/red] {problem}", highlight=False, markup=True)
+    if len(problems) > limit:
+        errors.print(f"... and {len(problems) - limit} more", highlight=False)
+
+
+@app.command()
+def simulate(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the corpus to.")],
+    episodes: Annotated[int, typer.Option(min=1, help="Number of recordings to simulate.")] = 400,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives byte-identical files.")] = 0,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes; the output does not depend on it.")
+    ] = 1,
+    domain: Annotated[
+        Path | None,
+        typer.Option(help="A domain YAML file instead of the built-in household world."),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A JSON file of SimulationConfig fields to override.")
+    ] = None,
+) -> None:
+    """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
+    from taskqa.simulation.config import SimulationConfig
+    from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
+    from taskqa.simulation.domain import load_domain
+
+    try:
+        world = load_domain(domain)
+        overrides = json.loads(config.read_text(encoding="utf-8")) if config else {}
+        settings = SimulationConfig(**{**overrides, "episodes": episodes, "seed": seed})
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    with _progress() as progress:
+        task = progress.add_task("simulating", total=settings.episodes)
+        recordings = simulate_corpus(
+            settings, world, workers, lambda n: progress.advance(task, n)
+        )
+    manifest = write_simulated_corpus(out, settings, recordings, world)
+    console.print(
+        f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
+        highlight=False,
+    )
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+    )
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to check.")],
+) -> None:
+    """Check annotation files and corpora, reporting every problem found.
+
+    Each problem names the file, the record path and what was expected; the exit status is 1
+    if anything is wrong. Reads taskqa corpus folders (shape, state continuity, the domain's action rules),
+    CaptainCook4D and ProMQA annotation files or folders, EgoTaskQA/LEMMA annotations,
+    and domain YAML files.
+    """
+    from taskqa.validate import validate_path
+
+    failed = False
+    for path in paths:
+        kind, problems = validate_path(path)
+        if problems:
+            failed = True
+            errors.print(f"[bold red]{path}[/] ({kind}): {len(problems)} problem(s)")
+            _print_problems(problems)
+        else:
+            console.print(f"[green]✓[/green] {path} ({kind}): valid", highlight=False)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def stats(
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for tables and plots.")],
+) -> None:
+    """Corpus statistics as Markdown/JSON tables and PNG plots (EgoTaskQA supplementary style)."""
+    from taskqa.corpus import read_corpus
+    from taskqa.stats import compute_stats, render_stats_tables, write_stats
+
+    try:
+        recordings = read_corpus(corpus)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    summary = compute_stats(recordings)
+    for table in render_stats_tables(summary):
+        console.print(table)
+    written = write_stats(summary, out)
+    console.print(f"wrote {len(written)} files to {out}", highlight=False)
+
+
+class SchemaModel(StrEnum):
+    recording = "recording"
+    corpus = "corpus"
+
+
+@app.command()
+def schema(
+    model: Annotated[SchemaModel, typer.Argument(help="Which model to describe.")] = SchemaModel.recording,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
+) -> None:
+    """Print the JSON Schema of the recording model (or of a corpus manifest)."""
+    from taskqa.schema import json_schema
+
+    text = json.dumps(json_schema(model.value), indent=2, sort_keys=True) + "\n"
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    from taskqa.atomic import write_text
+
+    write_text(out, text)
+    console.print(f"wrote {out}", highlight=False)
+
+
+class Format(StrEnum):
+    taskqa = "taskqa"
+    egotaskqa = "egotaskqa"
+
+
+@app.command()
+def convert(
+    source: Annotated[
+        Path,
+        typer.Argument(help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder."),
+    ],
+    to: Annotated[Format, typer.Option("--to", help="Output format.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+) -> None:
+    """Convert recordings between formats (e.g. a simulated corpus to EgoTaskQA's files)."""
+    from taskqa.convert import convert_recordings
+
+    try:
+        count = convert_recordings(source, to.value, out)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    console.print(f"wrote {count} recordings as {to.value} to {out}", highlight=False)

@@ -1,0 +1,1 @@
+"""The built-in simulated household world: a declarative domain, a simulator and a corpus writer."""

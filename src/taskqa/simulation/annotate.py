@@ -1,0 +1,254 @@
+"""Turning a simulated trace into an annotated Recording: states, relations and what each
+agent could see, with a configurable share of annotations left as ``unknown``.
+
+The perception model is deliberately simple: every fixture sits in a zone of the room; an agent
+stands in the zone of its latest action and sees its own zone and the zones listed beside it in
+the domain; things inside something closed are seen by nobody; a carried thing is where its
+carrier is. An agent is aware of the other's action when it can see the zone that action is in.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from taskqa.model import (
+    UNKNOWN,
+    VIEWPOINT_ATTRIBUTES,
+    ActionSegment,
+    Agent,
+    AgentRole,
+    Attribute,
+    EntityTransition,
+    Procedure,
+    Recording,
+    Relation,
+    RelationKind,
+    Snapshot,
+    Source,
+    StepError,
+    StepExecution,
+    VideoRef,
+    View,
+)
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.domain import Domain
+from taskqa.simulation.episode import ActionRecord, EpisodeTrace, ObjectView, StepRecord
+
+
+@dataclass(frozen=True)
+class _Whereabouts:
+    """One agent's zones over time, for asking where it stood at a frame."""
+
+    starts: list[int]
+    ends: list[int]
+    zones: list[str]
+    initial: str
+
+    def zone_at(self, frame: int) -> str:
+        index = bisect_right(self.starts, frame) - 1
+        return self.zones[index] if index >= 0 else self.initial
+
+    def busy_at(self, frame: int) -> bool:
+        index = bisect_right(self.starts, frame) - 1
+        return index >= 0 and self.starts[index] <= frame < self.ends[index]
+
+
+class Annotator:
+    def __init__(
+        self, domain: Domain, config: SimulationConfig, trace: EpisodeTrace, rng: random.Random
+    ) -> None:
+        self.domain = domain
+        self.config = config
+        self.trace = trace
+        self.rng = rng
+        self.sees = {
+            zone: {zone, *neighbours}
+            for zone, neighbours in domain.spec.rooms[trace.plan.room].zones.items()
+        }
+        self.agent_ids = [a.id for a in trace.plan.agents]
+        self.where = {agent: self._whereabouts(agent) for agent in self.agent_ids}
+
+    def _whereabouts(self, agent: str) -> _Whereabouts:
+        own = [a for a in self.trace.actions if a.agent == agent]
+        return _Whereabouts(
+            starts=[a.start for a in own],
+            ends=[a.end for a in own],
+            zones=[a.zone for a in own],
+            initial=self.trace.initial_zones[agent],
+        )
+
+    def recording(self, recording_id: str) -> Recording:
+        fps = self.domain.fps
+        ordered = sorted(self.trace.actions, key=lambda a: (a.start, self.agent_ids.index(a.agent)))
+        actions = [self._segment(f"a{i:03d}", a) for i, a in enumerate(ordered)]
+        last = max((a.end for a in ordered), default=0)
+        tail = round(2 * fps)
+        plan = self.trace.plan
+        return Recording(
+            id=recording_id,
+            source=Source.SIMULATED,
+            duration=_seconds(last + tail, fps),
+            fps=fps,
+            environment=plan.room,
+            agents=[
+                Agent(id=agent, role=AgentRole.ACTOR if i == 0 else AgentRole.HELPER)
+                for i, agent in enumerate(self.agent_ids)
+            ],
+            videos=[
+                VideoRef(uri=f"sim://{recording_id}/{agent}", view=View.FIRST_PERSON, agent=agent)
+                for agent in self.agent_ids
+            ],
+            tasks=list(plan.tasks),
+            actions=actions,
+            procedures=[self._procedure(task) for task in plan.tasks],
+            metadata={"episode_type": plan.kind, "domain": self.domain.name},
+        )
+
+    # --- actions ---------------------------------------------------------------------------
+    def _segment(self, segment_id: str, record: ActionRecord) -> ActionSegment:
+        fps = self.domain.fps
+        transitions = [
+            EntityTransition(
+                entity=obj,
+                before=self._object_snapshot(obj, record.before[obj], record, record.start),
+                after=self._object_snapshot(obj, record.after[obj], record, record.end),
+            )
+            for obj in record.action.slots.objects()
+        ]
+        transitions.append(self._actor_transition(record))
+        transitions += [self._witness_transition(record, other) for other in self._others(record.agent)]
+        return ActionSegment(
+            id=segment_id,
+            agent=record.agent,
+            start=_seconds(record.start, fps),
+            end=_seconds(record.end, fps),
+            verb=record.action.verb,
+            slots=record.action.slots,
+            tasks=[record.task] if record.task else [],
+            step=record.step,
+            transitions=transitions,
+        )
+
+    def _others(self, agent: str) -> list[str]:
+        return [a for a in self.agent_ids if a != agent]
+
+    def _zone_at(self, agent: str, record: ActionRecord, frame: int) -> str:
+        """Where ``agent`` stands at ``frame``; the actor moves to the action's zone as it acts."""
+        if agent == record.agent:
+            return record.previous_zone if frame == record.start else record.zone
+        return self.where[agent].zone_at(frame)
+
+    def _object_snapshot(
+        self, obj: str, view: ObjectView, record: ActionRecord, frame: int
+    ) -> Snapshot:
+        attributes: dict[Attribute, str] = {}
+        location = view.zone
+        if view.place in self.agent_ids:
+            location = self._zone_at(view.place, record, frame)
+        attributes[Attribute.VISIBILITY_TO_ME] = self._visibility(
+            view, location, record.agent, self._zone_at(record.agent, record, frame)
+        )
+        for other in self._others(record.agent):
+            attributes[Attribute.VISIBILITY_TO_OTHER] = self._visibility(
+                view, location, other, self._zone_at(other, record, frame)
+            )
+        attributes.update(view.attributes)
+        attributes = {a: self._maybe_unknown(v) for a, v in attributes.items()}
+        relations = []
+        if view.place is not None and view.relation is not None:
+            relations.append(Relation(subject=obj, relation=view.relation, object=view.place))
+        return Snapshot(attributes=attributes, relations=relations)
+
+    def _maybe_unknown(self, value: str) -> str:
+        return UNKNOWN if self.rng.random() < self.config.unknown_rate else value
+
+    def _visibility(self, view: ObjectView, location: str | None, viewer: str, zone: str) -> str:
+        if view.place == viewer:
+            return "visible"
+        if view.enclosed or location is None:
+            return "invisible"
+        return "visible" if location in self.sees[zone] else "invisible"
+
+    # --- agents ----------------------------------------------------------------------------
+    def _actor_transition(self, record: ActionRecord) -> EntityTransition:
+        acting = self._acting_relations(record)
+        return EntityTransition(
+            entity=record.agent,
+            is_agent=True,
+            before=Snapshot(relations=acting + self._social(record.agent, record, record.start)),
+            after=Snapshot(relations=acting + self._social(record.agent, record, record.end)),
+        )
+
+    def _witness_transition(self, record: ActionRecord, other: str) -> EntityTransition:
+        return EntityTransition(
+            entity=other,
+            is_agent=True,
+            before=Snapshot(relations=self._social(other, record, record.start)),
+            after=Snapshot(relations=self._social(other, record, record.end)),
+        )
+
+    def _acting_relations(self, record: ActionRecord) -> list[Relation]:
+        slots = record.action.slots
+        targets = slots.patient or slots.destination or slots.source
+        relations = [
+            Relation(subject=record.agent, relation=record.acting, object=o, kind=RelationKind.ACTING)
+            for o in targets
+        ]
+        relations += [
+            Relation(
+                subject=record.agent,
+                relation=f"{record.acting}-with",
+                object=o,
+                kind=RelationKind.ACTING,
+            )
+            for o in slots.instrument
+        ]
+        return relations
+
+    def _social(self, agent: str, record: ActionRecord, frame: int) -> list[Relation]:
+        """Multi-agent relations of ``agent`` towards each other agent at ``frame``."""
+        relations = []
+        own_zone = self._zone_at(agent, record, frame)
+        for other in self._others(agent):
+            other_zone = self._zone_at(other, record, frame)
+            other_busy = other == record.agent or self.where[other].busy_at(frame)
+            sees_other = other_zone in self.sees[own_zone]
+            if other_busy and sees_other:
+                relations.append(_social(agent, "aware-of-other-action", other))
+            if sees_other and other_zone == own_zone:
+                relations.append(_social(agent, "looking-at", other))
+            if own_zone in self.sees[other_zone]:
+                relations.append(_social(agent, "visible-to", other))
+        return relations
+
+    # --- procedures ------------------------------------------------------------------------
+    def _procedure(self, task: str) -> Procedure:
+        records = [s for s in self.trace.steps if s.task == task]
+        return Procedure(
+            task_graph=self.domain.tasks[task].graph(),
+            steps=[self._execution(s) for s in records],
+        )
+
+    def _execution(self, record: StepRecord) -> StepExecution:
+        fps = self.domain.fps
+        timed = record.start is not None and record.end is not None
+        return StepExecution(
+            step=record.step.id,
+            description=record.step.text,
+            start=_seconds(record.start, fps) if record.start is not None and timed else None,
+            end=_seconds(record.end, fps) if record.end is not None and timed else None,
+            errors=[StepError(tag=tag, description=text) for tag, text in record.errors],
+            modified_description=record.modified,
+            agent=record.agent,
+        )
+
+
+def _social(subject: str, relation: str, other: str) -> Relation:
+    return Relation(subject=subject, relation=relation, object=other, kind=RelationKind.MULTI_AGENT)
+
+
+def _seconds(frame: int, fps: float) -> float:
+    # Four decimals keep the JSON readable and still map back to the same frame at any fps <= 1000.
+    return round(frame / fps, 4)

@@ -1,0 +1,49 @@
+"""Knobs of the simulated world; every one has a default a researcher can override."""
+
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EPISODE_TYPES = ("1x1", "1x2", "2x1", "2x2")  # LEMMA's agents x tasks
+
+
+class SimulationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    episodes: int = Field(default=400, ge=1)
+    seed: int = 0
+    episode_types: dict[str, float] = Field(
+        default_factory=lambda: {"1x1": 0.25, "1x2": 0.3, "2x1": 0.2, "2x2": 0.25},
+        description="Relative weights of LEMMA's episode types (agents x tasks).",
+    )
+    rooms: dict[str, float] = Field(
+        default_factory=lambda: {"kitchen": 0.65, "living-room": 0.35},
+        description="Relative weights of the rooms an episode takes place in.",
+    )
+    unknown_rate: float = Field(
+        default=0.02, ge=0, le=1, description="Share of attribute annotations written as unknown."
+    )
+    detour_rate: float = Field(
+        default=0.15, ge=0, le=1, description="Chance of an unnecessary detour before a step."
+    )
+    error_episode_rate: float = Field(
+        default=0.3, ge=0, le=1, description="Share of episodes with procedural errors."
+    )
+    step_error_rate: float = Field(
+        default=0.25, ge=0, le=1, description="In an error episode, chance that a step goes wrong."
+    )
+    order_error_rate: float = Field(
+        default=0.08, ge=0, le=1, description="In an error episode, chance of a step taken too early."
+    )
+    gap_seconds: tuple[float, float] = Field(
+        default=(0.2, 1.5), description="Pause between two actions of one agent."
+    )
+    max_attempts: int = Field(default=25, ge=1, description="Retries of an episode that gets stuck.")
+
+
+def derive_seed(*parts: int | str) -> int:
+    """A 64-bit seed from the global seed and a unit's coordinates, stable across processes."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big")

@@ -1,0 +1,323 @@
+"""Loading and checking a declarative domain file (see ``domains/household.yaml``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import networkx as nx
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from taskqa.model import ActionSlots, Attribute, TaskGraph, TaskStep
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
+from taskqa.simulation.rules import (
+    SLOTS,
+    Condition,
+    Effect,
+    RuleError,
+    attribute_named,
+    parse_condition,
+    parse_effect,
+)
+from taskqa.sources.lemma_actions import ActionStringError, parse_action
+
+BUILTIN_DOMAIN = "household"
+ERROR_KINDS = ("preparation", "measurement", "timing", "technique", "temperature")
+START, END = "START", "END"
+
+
+class RoomSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    zones: dict[str, list[str]] = Field(min_length=1)
+
+
+class ObjectSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    room: str
+    zone: str | None = None
+    fixture: bool = False
+    holds: Literal["in", "on-top-of"] | None = None
+    at: str | None = None
+    attributes: dict[str, str] = Field(default_factory=dict)
+
+
+class ActionSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    template: str
+    acting: str
+    duration: tuple[float, float]
+    requires: list[str] = Field(default_factory=list)
+    effects: list[str] = Field(default_factory=list)
+
+
+class StepSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    actions: list[str] = Field(min_length=1)
+    after: list[str] = Field(default_factory=list)
+    skippable: bool = False
+    errors: dict[str, str] = Field(default_factory=dict)
+
+
+class TaskSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    room: str
+    steps: dict[str, StepSpec] = Field(min_length=1)
+
+
+class DomainSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    fps: float = Field(gt=0)
+    rooms: dict[str, RoomSpec]
+    objects: dict[str, ObjectSpec]
+    actions: dict[str, ActionSpec]
+    tasks: dict[str, TaskSpec]
+
+
+@dataclass(frozen=True)
+class GroundAction:
+    verb: str
+    slots: ActionSlots
+    text: str
+
+
+@dataclass(frozen=True)
+class Schema:
+    verb: str
+    template: str
+    acting: str
+    duration: tuple[float, float]
+    requires: tuple[Condition, ...]
+    effects: tuple[Effect, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    text: str
+    actions: tuple[GroundAction, ...]
+    after: tuple[str, ...]
+    skippable: bool
+    errors: dict[str, str]
+
+    def objects(self) -> set[str]:
+        return {name for action in self.actions for name in action.slots.objects()}
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    room: str
+    steps: dict[str, Step]
+
+    def graph(self) -> TaskGraph:
+        """The task as a task graph with START and END around its partial order."""
+        edges = [(before, step.id) for step in self.steps.values() for before in step.after]
+        has_successor = {before for before, _ in edges}
+        edges += [(START, s.id) for s in self.steps.values() if not s.after]
+        edges += [(s, END) for s in self.steps if s not in has_successor]
+        nodes = [TaskStep(id=START, text="START")]
+        nodes += [TaskStep(id=s.id, text=s.text) for s in self.steps.values()]
+        nodes.append(TaskStep(id=END, text="END"))
+        return TaskGraph(name=self.name, steps=nodes, edges=edges, start=START, end=END)
+
+
+class Domain:
+    """A checked domain: objects with initial states, action schemas and tasks."""
+
+    def __init__(self, spec: DomainSpec, source_text: str, file_name: str) -> None:
+        self.spec = spec
+        self.source_text = source_text
+        self.file_name = file_name
+        self.schemas = {verb: _compile_schema(verb, a) for verb, a in spec.actions.items()}
+        self.tasks = {name: _compile_task(name, t) for name, t in spec.tasks.items()}
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def fps(self) -> float:
+        return self.spec.fps
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.source_text.encode("utf-8")).hexdigest()
+
+    @cached_property
+    def templates(self) -> dict[str, str]:
+        return {verb: schema.template for verb, schema in self.schemas.items()}
+
+    def initial_attributes(self, obj: str) -> dict[Attribute, str]:
+        return {attribute_named(k): v for k, v in self.spec.objects[obj].attributes.items()}
+
+    def objects_in(self, room: str) -> list[str]:
+        return [name for name, spec in self.spec.objects.items() if spec.room == room]
+
+    def tasks_in(self, room: str) -> list[str]:
+        return [name for name, task in self.tasks.items() if task.room == room]
+
+    def task_objects(self, task: str) -> set[str]:
+        """The carried things a task touches; fixtures are shared by design."""
+        used = {o for step in self.tasks[task].steps.values() for o in step.objects()}
+        return {o for o in used if not self.spec.objects[o].fixture}
+
+
+def load_domain(path: Path | None = None) -> Domain:
+    """Load the built-in domain, or a user's domain file, and check it thoroughly."""
+    if path is None:
+        text = resources.files("taskqa.simulation").joinpath(f"domains/{BUILTIN_DOMAIN}.yaml")
+        source, name = text.read_text(encoding="utf-8"), f"{BUILTIN_DOMAIN}.yaml"
+    else:
+        source, name = path.read_text(encoding="utf-8"), path.name
+    return parse_domain(source, name)
+
+
+def parse_domain(source: str, file_name: str) -> Domain:
+    try:
+        raw: Any = yaml.safe_load(source)
+    except yaml.YAMLError as error:
+        raise InvalidInputError([Problem(file_name, "", f"invalid YAML: {error}")]) from None
+    try:
+        spec = DomainSpec.model_validate(raw)
+    except ValidationError as error:
+        raise InvalidInputError(problems_from_validation_error(file_name, [], error)) from None
+    problems = list(_check_domain(spec, file_name))
+    if problems:
+        raise InvalidInputError(problems)
+    return Domain(spec, source, file_name)
+
+
+def _compile_schema(verb: str, spec: ActionSpec) -> Schema:
+    return Schema(
+        verb=verb,
+        template=spec.template,
+        acting=spec.acting,
+        duration=spec.duration,
+        requires=tuple(parse_condition(c) for c in spec.requires),
+        effects=tuple(parse_effect(e) for e in spec.effects),
+    )
+
+
+def _compile_task(name: str, spec: TaskSpec) -> Task:
+    steps = {
+        step_id: Step(
+            id=step_id,
+            text=step.text,
+            actions=tuple(ground_action(text) for text in step.actions),
+            after=tuple(step.after),
+            skippable=step.skippable,
+            errors=dict(step.errors),
+        )
+        for step_id, step in spec.steps.items()
+    }
+    return Task(name=name, room=spec.room, steps=steps)
+
+
+def ground_action(text: str) -> GroundAction:
+    verb, slots = parse_action(text)
+    return GroundAction(verb=verb, slots=slots, text=text)
+
+
+def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    yield from _check_objects(spec, file)
+    yield from _check_actions(spec, file)
+    for name, task in spec.tasks.items():
+        yield from _check_task(spec, name, task, file)
+
+
+def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    for name, obj in spec.objects.items():
+        where = ["objects", name]
+        if obj.room not in spec.rooms:
+            yield Problem.at(file, [*where, "room"], f"unknown room {obj.room!r}")
+            continue
+        zones = spec.rooms[obj.room].zones
+        if obj.fixture and obj.zone not in zones:
+            yield Problem.at(file, [*where, "zone"], f"a fixture needs a zone of {list(zones)}")
+        if not obj.fixture:
+            holder = spec.objects.get(obj.at or "")
+            if holder is None or holder.holds is None or holder.room != obj.room:
+                yield Problem.at(
+                    file, [*where, "at"], "expected a receptacle (an object with `holds`) in the same room"
+                )
+        for key, value in obj.attributes.items():
+            try:
+                parse_condition(f"patient.{key} == {value}")
+            except RuleError as error:
+                yield Problem.at(file, [*where, "attributes", key], str(error))
+
+
+def _check_actions(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    for verb, action in spec.actions.items():
+        low, high = action.duration
+        if not 0 < low <= high:
+            yield Problem.at(file, ["actions", verb, "duration"], "expected 0 < min <= max")
+        for field, parse in (("requires", parse_condition), ("effects", parse_effect)):
+            for index, text in enumerate(getattr(action, field)):
+                try:
+                    parse(text)
+                except RuleError as error:
+                    yield Problem.at(file, ["actions", verb, field, index], str(error))
+
+
+def _check_task(spec: DomainSpec, name: str, task: TaskSpec, file: str) -> Iterator[Problem]:
+    where: list[str | int] = ["tasks", name]
+    if task.room not in spec.rooms:
+        yield Problem.at(file, [*where, "room"], f"unknown room {task.room!r}")
+    for step_id, step in task.steps.items():
+        for index, before in enumerate(step.after):
+            if before not in task.steps:
+                yield Problem.at(
+                    file, [*where, "steps", step_id, "after", index], f"unknown step {before!r}"
+                )
+        for kind in step.errors:
+            if kind not in ERROR_KINDS:
+                yield Problem.at(
+                    file,
+                    [*where, "steps", step_id, "errors", kind],
+                    f"expected one of {', '.join(ERROR_KINDS)}",
+                )
+        for index, text in enumerate(step.actions):
+            location = [*where, "steps", step_id, "actions", index]
+            yield from _check_ground_action(spec, task.room, text, file, location)
+    graph = nx.DiGraph([(b, s) for s, step in task.steps.items() for b in step.after])
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle = " -> ".join(a for a, _ in nx.find_cycle(graph))
+        yield Problem.at(file, [*where, "steps"], f"the steps' `after` lists form a cycle: {cycle}")
+
+
+def _check_ground_action(
+    spec: DomainSpec, room: str, text: str, file: str, location: list[str | int]
+) -> Iterator[Problem]:
+    try:
+        verb, slots = parse_action(text)
+    except ActionStringError as error:
+        yield Problem.at(file, location, str(error))
+        return
+    if verb not in spec.actions:
+        yield Problem.at(file, location, f"unknown verb {verb!r}; expected one of the actions")
+        return
+    template = spec.actions[verb].template
+    for slot in SLOTS:
+        names = getattr(slots, slot)
+        if names and f"{{{slot}}}" not in template:
+            yield Problem.at(file, location, f"{verb!r} has no {slot} slot (template {template!r})")
+        if not names and slot != "instrument" and f"{{{slot}}}" in template:
+            yield Problem.at(file, location, f"{verb!r} needs a {slot}")
+        for obj in names:
+            if obj not in spec.objects or spec.objects[obj].room != room:
+                yield Problem.at(file, location, f"unknown object {obj!r} in room {room!r}")

@@ -1,0 +1,383 @@
+"""Simulating one episode: who does which step when, and what each action changes.
+
+Time runs in whole frames so that every timestamp sits on the domain's frame grid. A step is
+claimed by one agent at a time and locks every object it touches until it ends; that is what
+keeps before/after annotations consistent when two agents act at once.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from taskqa.model import ActionSlots, Attribute, ErrorTag
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.domain import Domain, GroundAction, Step, ground_action
+from taskqa.simulation.world import WorldState
+
+ERROR_TAGS = {
+    "preparation": ErrorTag.PREPARATION,
+    "measurement": ErrorTag.MEASUREMENT,
+    "timing": ErrorTag.TIMING,
+    "technique": ErrorTag.TECHNIQUE,
+    "temperature": ErrorTag.TEMPERATURE,
+}
+MISSING = "missing"
+SKIPPED_TEXT = "Skipped this step"
+
+
+class EpisodeStuck(Exception):
+    """No agent can make progress; the caller retries the episode with a new draw."""
+
+
+@dataclass(frozen=True)
+class ObjectView:
+    """What the simulator knows about one object at one moment."""
+
+    attributes: dict[Attribute, str]
+    place: str | None
+    relation: str | None
+    enclosed: bool
+    zone: str | None
+
+
+@dataclass
+class ActionRecord:
+    agent: str
+    start: int
+    end: int
+    action: GroundAction
+    acting: str
+    zone: str
+    previous_zone: str
+    task: str | None
+    step: str | None
+    before: dict[str, ObjectView]
+    after: dict[str, ObjectView]
+
+
+@dataclass
+class StepRecord:
+    task: str
+    step: Step
+    agent: str | None = None
+    start: int | None = None
+    end: int | None = None
+    errors: list[tuple[ErrorTag, str]] = field(default_factory=list)
+    modified: str | None = None
+
+
+@dataclass
+class AgentClock:
+    id: str
+    index: int
+    tasks: list[str]
+    zone: str
+    free_at: int = 0
+
+
+@dataclass
+class EpisodePlan:
+    kind: str
+    room: str
+    tasks: list[str]
+    agents: list[AgentClock]
+    step_errors: dict[tuple[str, str], str]
+    with_errors: bool
+
+
+@dataclass
+class EpisodeTrace:
+    plan: EpisodePlan
+    actions: list[ActionRecord]
+    steps: list[StepRecord]
+    initial_zones: dict[str, str]
+
+
+def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -> EpisodePlan:
+    kind = _weighted(rng, config.episode_types)
+    room = _weighted(rng, config.rooms)
+    n_agents, n_tasks = int(kind[0]), int(kind[2])
+    tasks = _pick_tasks(rng, domain, room, n_tasks)
+    zones = list(domain.spec.rooms[room].zones)
+    ids = ["P1", "P2"][:n_agents]
+    if n_agents == 2 and n_tasks == 2:
+        pools = [[tasks[0]], [tasks[1]]]
+    else:
+        pools = [list(tasks) for _ in ids]
+    agents = [
+        AgentClock(id=agent_id, index=i, tasks=pools[i], zone=rng.choice(zones))
+        for i, agent_id in enumerate(ids)
+    ]
+    with_errors = rng.random() < config.error_episode_rate
+    step_errors = _plan_step_errors(rng, domain, tasks, config) if with_errors else {}
+    return EpisodePlan(kind, room, tasks, agents, step_errors, with_errors)
+
+
+def _weighted(rng: random.Random, weights: dict[str, float]) -> str:
+    names = sorted(weights)
+    return rng.choices(names, weights=[weights[n] for n in names])[0]
+
+
+def _pick_tasks(rng: random.Random, domain: Domain, room: str, count: int) -> list[str]:
+    first = rng.choice(sorted(domain.tasks_in(room)))
+    if count == 1:
+        return [first]
+    # Two tasks in one episode must not fight over the same carried things.
+    compatible = [
+        t
+        for t in sorted(domain.tasks_in(room))
+        if t != first and not domain.task_objects(t) & domain.task_objects(first)
+    ]
+    if not compatible:
+        return [first]
+    return [first, rng.choice(compatible)]
+
+
+def _plan_step_errors(
+    rng: random.Random, domain: Domain, tasks: list[str], config: SimulationConfig
+) -> dict[tuple[str, str], str]:
+    planned: dict[tuple[str, str], str] = {}
+    for task in tasks:
+        for step in domain.tasks[task].steps.values():
+            options = sorted(step.errors) + ([MISSING] if step.skippable else [])
+            if options and rng.random() < config.step_error_rate:
+                planned[(task, step.id)] = rng.choice(options)
+    return planned
+
+
+class EpisodeSimulator:
+    def __init__(
+        self, domain: Domain, config: SimulationConfig, plan: EpisodePlan, rng: random.Random
+    ) -> None:
+        self.domain = domain
+        self.config = config
+        self.plan = plan
+        self.rng = rng
+        self.state = WorldState(domain, plan.room, [a.id for a in plan.agents])
+        self.locks: dict[str, int] = {}
+        self.actions: list[ActionRecord] = []
+        self.steps: dict[tuple[str, str], StepRecord] = {
+            (task, step_id): StepRecord(task, step)
+            for task in plan.tasks
+            for step_id, step in domain.tasks[task].steps.items()
+        }
+        self.finished: set[tuple[str, str]] = set()
+        for key, kind in plan.step_errors.items():
+            if kind == MISSING:
+                self.steps[key].errors.append((ErrorTag.MISSING_STEP, SKIPPED_TEXT))
+                self.steps[key].modified = SKIPPED_TEXT
+                self.finished.add(key)  # a skipped step no longer holds up its successors
+        self.claimed: set[tuple[str, str]] = set(self.finished)
+        self.usable_by_tasks = {o for t in plan.tasks for o in domain.task_objects(t)}
+
+    def run(self) -> EpisodeTrace:
+        initial_zones = {a.id: a.zone for a in self.plan.agents}
+        idle_rounds = 0
+        while True:
+            active = [a for a in self.plan.agents if self._remaining(a)]
+            if not active:
+                break
+            agent = min(active, key=lambda a: (a.free_at, a.index))
+            if self._act(agent):
+                idle_rounds = 0
+                continue
+            idle_rounds += 1
+            if idle_rounds > 4 * len(self.plan.agents) + 8:
+                raise EpisodeStuck(f"no agent can continue at frame {agent.free_at}")
+            agent.free_at = self._next_event_after(agent.free_at)
+        ordered = sorted(self.steps.values(), key=lambda s: (s.start is None, s.start or 0))
+        return EpisodeTrace(self.plan, self.actions, ordered, initial_zones)
+
+    def _remaining(self, agent: AgentClock) -> bool:
+        return any(
+            (task, step) not in self.claimed
+            for task in agent.tasks
+            for step in self.domain.tasks[task].steps
+        )
+
+    def _next_event_after(self, now: int) -> int:
+        future = [t for t in self.locks.values() if t > now]
+        future += [a.free_at for a in self.plan.agents if a.free_at > now]
+        return min(future) if future else now + round(self.domain.fps)
+
+    def _act(self, agent: AgentClock) -> bool:
+        now = agent.free_at
+        open_steps = [
+            (task, step)
+            for task in agent.tasks
+            for step in self.domain.tasks[task].steps.values()
+            if (task, step.id) not in self.claimed and self._unlocked(step.objects(), now)
+        ]
+        ready = [(t, s) for t, s in open_steps if self._predecessors_done(t, s)]
+        chosen = self._choose(agent, ready, open_steps)
+        if chosen is None:
+            return False
+        task, step, early = chosen
+        if self.rng.random() < self.config.detour_rate:
+            self._detour(agent)
+        self._perform(agent, task, step, early)
+        return True
+
+    def _choose(
+        self,
+        agent: AgentClock,
+        ready: list[tuple[str, Step]],
+        open_steps: list[tuple[str, Step]],
+    ) -> tuple[str, Step, list[str]] | None:
+        if self.plan.with_errors and self.rng.random() < self.config.order_error_rate:
+            early = [
+                (t, s)
+                for t, s in open_steps
+                if not self._predecessors_done(t, s) and self._early_step_harmless(agent, t, s)
+            ]
+            if early:
+                task, step = self.rng.choice(early)
+                pending = [b for b in step.after if (task, b) not in self.finished]
+                return task, step, pending
+        possible = [(t, s) for t, s in ready if self._possible(agent, s)]
+        if not possible:
+            return None
+        task, step = self.rng.choice(possible)
+        return task, step, []
+
+    def _early_step_harmless(self, agent: AgentClock, task: str, step: Step) -> bool:
+        """Whether doing ``step`` now still lets one agent finish the task in some order.
+
+        A wrong-order error should look like a person's slip, not make the rest impossible.
+        """
+        scratch = self.state.copy()
+        if not _run_step(scratch, self.domain, step, agent.id):
+            return False
+        done = {s for t, s in self.finished if t == task} | {step.id}
+        left = {
+            s.id: s
+            for s in self.domain.tasks[task].steps.values()
+            if s.id not in done and (task, s.id) not in self.claimed
+        }
+        progress = True
+        while left and progress:
+            progress = False
+            for step_id, candidate in sorted(left.items()):
+                if all(b in done for b in candidate.after) and _run_step(
+                    scratch, self.domain, candidate, agent.id
+                ):
+                    done.add(step_id)
+                    del left[step_id]
+                    progress = True
+        return not left
+
+    def _predecessors_done(self, task: str, step: Step) -> bool:
+        return all((task, before) in self.finished for before in step.after)
+
+    def _unlocked(self, objects: set[str], now: int) -> bool:
+        return all(self.locks.get(o, 0) <= now for o in objects)
+
+    def _possible(self, agent: AgentClock, step: Step) -> bool:
+        return _run_step(self.state.copy(), self.domain, step, agent.id)
+
+    def _perform(self, agent: AgentClock, task: str, step: Step, early: list[str]) -> None:
+        key = (task, step.id)
+        record = self.steps[key]
+        planned = self.plan.step_errors.get(key)
+        stretch = 1.0
+        if planned is not None and planned != MISSING:
+            description = step.errors[planned]
+            record.errors.append((ERROR_TAGS[planned], description))
+            record.modified = description
+            if planned == "timing":
+                stretch = self.rng.choice((0.3, 2.5))
+        if early:
+            texts = ", ".join(self.domain.tasks[task].steps[b].text.lower() for b in early)
+            record.errors.append((ErrorTag.ORDER, f"Done before: {texts}"))
+        self.claimed.add(key)
+        start = agent.free_at
+        for action in step.actions:
+            self._do(agent, action, task, step.id, stretch)
+        record.agent, record.start, record.end = agent.id, start, self.actions[-1].end
+        for obj in step.objects():
+            self.locks[obj] = agent.free_at
+        self.finished.add(key)
+
+    def _detour(self, agent: AgentClock) -> None:
+        """An unnecessary excursion that leaves the world as it found it."""
+        now = agent.free_at
+        candidates = []
+        for obj in self.domain.objects_in(self.plan.room):
+            if obj in self.usable_by_tasks or not self._unlocked({obj}, now):
+                continue
+            spec = self.domain.spec.objects[obj]
+            place = self.state.location.get(obj)
+            if spec.fixture and self.state.attributes[obj].get(Attribute.OPENNESS) == "closed":
+                candidates.append((f"Open [{obj}]", f"Close [{obj}]"))
+            elif place is not None and place not in self.state.agents and not self.state.enclosed(obj):
+                if self._unlocked({place}, now):
+                    candidates.append((f"Get [{obj}] from [{place}]", f"Put [{obj}] to [{place}]"))
+        if not candidates:
+            return
+        for text in self.rng.choice(sorted(candidates)):
+            action = ground_action(text)
+            schema = self.domain.schemas[action.verb]
+            if self.state.violated(schema, action.slots, agent.id):
+                return
+            self._do(agent, action, None, None, 1.0)
+            for obj in action.slots.objects():
+                self.locks[obj] = agent.free_at
+
+    def _do(
+        self, agent: AgentClock, action: GroundAction, task: str | None, step: str | None, stretch: float
+    ) -> None:
+        schema = self.domain.schemas[action.verb]
+        objects = action.slots.objects()
+        zone = self._action_zone(action.slots, agent)
+        before = {o: self._view(o) for o in objects}
+        self.state.apply(schema, action.slots, agent.id)
+        after = {o: self._view(o) for o in objects}
+        low, high = schema.duration
+        frames = max(1, round(self.rng.uniform(low, high) * stretch * self.domain.fps))
+        start = agent.free_at
+        self.actions.append(
+            ActionRecord(
+                agent=agent.id,
+                start=start,
+                end=start + frames,
+                action=action,
+                acting=schema.acting,
+                zone=zone,
+                previous_zone=agent.zone,
+                task=task,
+                step=step,
+                before=before,
+                after=after,
+            )
+        )
+        gap_low, gap_high = self.config.gap_seconds
+        agent.free_at = start + frames + round(self.rng.uniform(gap_low, gap_high) * self.domain.fps)
+        agent.zone = zone
+
+    def _action_zone(self, slots: ActionSlots, agent: AgentClock) -> str:
+        for obj in (*slots.destination, *slots.source, *slots.patient, *slots.instrument):
+            zone = self.state.zone_of(obj)
+            if zone is not None:
+                return zone
+        return agent.zone
+
+    def _view(self, obj: str) -> ObjectView:
+        relation = self.state.relation_of(obj)
+        return ObjectView(
+            attributes=dict(self.state.attributes[obj]),
+            place=relation.object if relation else None,
+            relation=relation.relation if relation else None,
+            enclosed=self.state.enclosed(obj),
+            zone=self.state.zone_of(obj),
+        )
+
+
+def _run_step(state: WorldState, domain: Domain, step: Step, agent: str) -> bool:
+    """Apply ``step`` to ``state`` if every action's preconditions hold in turn."""
+    for action in step.actions:
+        schema = domain.schemas[action.verb]
+        if state.violated(schema, action.slots, agent):
+            return False
+        state.apply(schema, action.slots, agent)
+    return True

@@ -1,0 +1,86 @@
+"""``taskqa validate``: recognise a file or folder and report every problem in it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from taskqa.checks.continuity import check_continuity
+from taskqa.checks.domain_rules import check_against_domain
+from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.domain import load_domain
+
+Validator = Callable[[Path], list[Problem]]
+
+
+def validate_path(path: Path) -> tuple[str, list[Problem]]:
+    """Return what ``path`` was recognised as and every problem found in it."""
+    if not path.exists():
+        return "missing", [Problem(path.name, "", "no such file or folder")]
+    for kind, detect, validate in _formats():
+        if detect(path):
+            return kind, validate(path)
+    return "unknown", [
+        Problem(
+            path.name,
+            "",
+            "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
+            "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file",
+        )
+    ]
+
+
+def _formats() -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
+    from taskqa.sources import captaincook4d, egotaskqa
+
+    yield "taskqa corpus", is_corpus, validate_corpus
+    yield "domain", _is_domain_file, _validate_domain
+    yield "EgoTaskQA/LEMMA", egotaskqa.detect_egotaskqa, egotaskqa.validate_egotaskqa
+    yield "CaptainCook4D/ProMQA", captaincook4d.detect_captaincook4d, _validate_cc4d
+
+
+def _validate_cc4d(path: Path) -> list[Problem]:
+    from taskqa.sources import captaincook4d
+
+    if path.is_dir():
+        try:
+            captaincook4d.read_captaincook4d(path)
+        except InvalidInputError as error:
+            return error.problems
+        return []
+    return captaincook4d.validate_captaincook4d_file(path)
+
+
+def _is_domain_file(path: Path) -> bool:
+    return path.is_file() and path.suffix in {".yaml", ".yml"}
+
+
+def _validate_domain(path: Path) -> list[Problem]:
+    try:
+        load_domain(path)
+    except InvalidInputError as error:
+        return error.problems
+    return []
+
+
+def validate_corpus(directory: Path) -> list[Problem]:
+    """Shape, then state continuity, then (for simulated corpora) the domain's action rules."""
+    try:
+        recordings = read_corpus(directory)
+    except InvalidInputError as error:
+        return error.problems
+    domain_file = directory / DOMAIN_FILE
+    domain = None
+    if domain_file.is_file():
+        try:
+            domain = load_domain(domain_file)
+        except InvalidInputError as error:
+            return error.problems
+    problems: list[Problem] = []
+    for index, recording in enumerate(recordings):
+        problems += check_continuity(recording, RECORDINGS, [index])
+        if domain is not None:
+            problems += check_against_domain(recording, domain, RECORDINGS, [index])
+    return problems
