@@ -86,9 +86,7 @@ def simulate(
         raise _fail(error) from None
     with _progress() as progress:
         task = progress.add_task("simulating", total=settings.episodes)
-        recordings = simulate_corpus(
-            settings, world, workers, lambda n: progress.advance(task, n)
-        )
+        recordings = simulate_corpus(settings, world, workers, lambda n: progress.advance(task, n))
     manifest = write_simulated_corpus(out, settings, recordings, world)
     console.print(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
@@ -113,9 +111,9 @@ def validate(
     """Check annotation files and corpora, reporting every problem found.
 
     Each problem names the file, the record path and what was expected; the exit status is 1
-    if anything is wrong. Reads taskqa corpus folders (shape, state continuity, the domain's action rules),
-    CaptainCook4D and ProMQA annotation files or folders, EgoTaskQA/LEMMA annotations,
-    and domain YAML files.
+    if anything is wrong. Reads taskqa corpus folders (shape, state continuity, the
+    domain's action rules), CaptainCook4D and ProMQA annotation files or folders,
+    EgoTaskQA/LEMMA annotations, and domain YAML files.
     """
     from taskqa.validate import validate_path
 
@@ -159,7 +157,9 @@ class SchemaModel(StrEnum):
 
 @app.command()
 def schema(
-    model: Annotated[SchemaModel, typer.Argument(help="Which model to describe.")] = SchemaModel.recording,
+    model: Annotated[
+        SchemaModel, typer.Argument(help="Which model to describe.")
+    ] = SchemaModel.recording,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
 ) -> None:
     """Print the JSON Schema of the recording model (or of a corpus manifest)."""
@@ -184,7 +184,9 @@ class Format(StrEnum):
 def convert(
     source: Annotated[
         Path,
-        typer.Argument(help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder."),
+        typer.Argument(
+            help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder."
+        ),
     ],
     to: Annotated[Format, typer.Option("--to", help="Output format.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],

@@ -24,7 +24,11 @@ def read_recordings(source: Path) -> tuple[list[Recording], dict[str, str]]:
     if captaincook4d.detect_captaincook4d(source) and source.is_dir():
         return captaincook4d.read_captaincook4d(source), {}
     raise InvalidInputError(
-        [Problem(source.name, "", "expected a taskqa corpus, EgoTaskQA/LEMMA or CaptainCook4D folder")]
+        [
+            Problem(
+                source.name, "", "expected a taskqa corpus, EgoTaskQA/LEMMA or CaptainCook4D folder"
+            )
+        ]
     )
 
 

@@ -89,7 +89,9 @@ def read_corpus(directory: Path) -> list[Recording]:
                 payload = json.loads(line)
             except json.JSONDecodeError as error:
                 problems.append(
-                    Problem.at(RECORDINGS, [index], f"invalid JSON on line {index + 1}: {error.msg}")
+                    Problem.at(
+                        RECORDINGS, [index], f"invalid JSON on line {index + 1}: {error.msg}"
+                    )
                 )
                 continue
             try:

@@ -42,7 +42,9 @@ class Problem:
 
     @classmethod
     def at(cls, file: str | Path, location: Location, message: str) -> Problem:
-        return cls(Path(file).name if isinstance(file, Path) else file, format_location(location), message)
+        return cls(
+            Path(file).name if isinstance(file, Path) else file, format_location(location), message
+        )
 
 
 class InvalidInputError(ValueError):

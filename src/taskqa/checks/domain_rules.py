@@ -22,7 +22,9 @@ def check_against_domain(
         where = [*prefix, "actions", index]
         schema = domain.schemas.get(action.verb)
         if schema is None:
-            yield Problem.at(file, [*where, "verb"], f"{action.verb!r} is not an action of the domain")
+            yield Problem.at(
+                file, [*where, "verb"], f"{action.verb!r} is not an action of the domain"
+            )
             continue
         found = _state_from(action, domain, agents, moment="before")
         for condition in found.violated(schema, action.slots, action.agent):

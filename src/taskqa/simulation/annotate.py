@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from taskqa.model import (
     UNKNOWN,
-    VIEWPOINT_ATTRIBUTES,
     ActionSegment,
     Agent,
     AgentRole,
@@ -118,7 +117,9 @@ class Annotator:
             for obj in record.action.slots.objects()
         ]
         transitions.append(self._actor_transition(record))
-        transitions += [self._witness_transition(record, other) for other in self._others(record.agent)]
+        transitions += [
+            self._witness_transition(record, other) for other in self._others(record.agent)
+        ]
         return ActionSegment(
             id=segment_id,
             agent=record.agent,
@@ -193,7 +194,9 @@ class Annotator:
         slots = record.action.slots
         targets = slots.patient or slots.destination or slots.source
         relations = [
-            Relation(subject=record.agent, relation=record.acting, object=o, kind=RelationKind.ACTING)
+            Relation(
+                subject=record.agent, relation=record.acting, object=o, kind=RelationKind.ACTING
+            )
             for o in targets
         ]
         relations += [

@@ -35,12 +35,17 @@ class SimulationConfig(BaseModel):
         default=0.25, ge=0, le=1, description="In an error episode, chance that a step goes wrong."
     )
     order_error_rate: float = Field(
-        default=0.08, ge=0, le=1, description="In an error episode, chance of a step taken too early."
+        default=0.08,
+        ge=0,
+        le=1,
+        description="In an error episode, chance of a step taken too early.",
     )
     gap_seconds: tuple[float, float] = Field(
         default=(0.2, 1.5), description="Pause between two actions of one agent."
     )
-    max_attempts: int = Field(default=25, ge=1, description="Retries of an episode that gets stuck.")
+    max_attempts: int = Field(
+        default=25, ge=1, description="Retries of an episode that gets stuck."
+    )
 
 
 def derive_seed(*parts: int | str) -> int:

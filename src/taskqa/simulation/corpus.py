@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -12,7 +12,7 @@ from taskqa.corpus import CorpusManifest, write_corpus
 from taskqa.model import Recording
 from taskqa.simulation.annotate import Annotator
 from taskqa.simulation.config import SimulationConfig, derive_seed
-from taskqa.simulation.domain import Domain, load_domain
+from taskqa.simulation.domain import Domain, load_domain, parse_domain
 from taskqa.simulation.episode import EpisodeSimulator, EpisodeStuck, plan_episode
 
 DOMAIN_FILE = "domain.yaml"
@@ -41,11 +41,12 @@ def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Re
     )
 
 
-def _simulate_chunk(domain_source: str, domain_file: str, config: SimulationConfig, indices: range) -> list[Recording]:
-    from taskqa.simulation.domain import parse_domain
-
+def _simulate_chunk(
+    domain_source: str, domain_file: str, config: SimulationConfig, indices: range
+) -> list[str]:
+    # JSON crosses the process boundary far faster than pickled pydantic models.
     domain = parse_domain(domain_source, domain_file)
-    return [simulate_episode(domain, config, i) for i in indices]
+    return [simulate_episode(domain, config, i).model_dump_json() for i in indices]
 
 
 def simulate_corpus(
@@ -66,7 +67,7 @@ def simulate_corpus(
     work = partial(_simulate_chunk, domain.source_text, domain.file_name, config)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for chunk, result in zip(chunks, pool.map(work, chunks), strict=True):
-            recordings += result
+            recordings += [Recording.model_validate_json(text) for text in result]
             if on_progress:
                 on_progress(len(chunk))
     return recordings
@@ -86,7 +87,3 @@ def write_simulated_corpus(
         files={DOMAIN_FILE: "the domain the corpus was simulated from"},
     )
     return write_corpus(out, recordings, manifest, {DOMAIN_FILE: domain.source_text})
-
-
-def iter_indices(config: SimulationConfig) -> Iterator[int]:
-    return iter(range(config.episodes))

@@ -252,7 +252,9 @@ def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:
             holder = spec.objects.get(obj.at or "")
             if holder is None or holder.holds is None or holder.room != obj.room:
                 yield Problem.at(
-                    file, [*where, "at"], "expected a receptacle (an object with `holds`) in the same room"
+                    file,
+                    [*where, "at"],
+                    "expected a receptacle (an object with `holds`) in the same room",
                 )
         for key, value in obj.attributes.items():
             try:

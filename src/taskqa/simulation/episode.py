@@ -310,9 +310,13 @@ class EpisodeSimulator:
             place = self.state.location.get(obj)
             if spec.fixture and self.state.attributes[obj].get(Attribute.OPENNESS) == "closed":
                 candidates.append((f"Open [{obj}]", f"Close [{obj}]"))
-            elif place is not None and place not in self.state.agents and not self.state.enclosed(obj):
-                if self._unlocked({place}, now):
-                    candidates.append((f"Get [{obj}] from [{place}]", f"Put [{obj}] to [{place}]"))
+            elif (
+                place is not None
+                and place not in self.state.agents
+                and not self.state.enclosed(obj)
+                and self._unlocked({place}, now)
+            ):
+                candidates.append((f"Get [{obj}] from [{place}]", f"Put [{obj}] to [{place}]"))
         if not candidates:
             return
         for text in self.rng.choice(sorted(candidates)):
@@ -325,7 +329,12 @@ class EpisodeSimulator:
                 self.locks[obj] = agent.free_at
 
     def _do(
-        self, agent: AgentClock, action: GroundAction, task: str | None, step: str | None, stretch: float
+        self,
+        agent: AgentClock,
+        action: GroundAction,
+        task: str | None,
+        step: str | None,
+        stretch: float,
     ) -> None:
         schema = self.domain.schemas[action.verb]
         objects = action.slots.objects()
@@ -352,7 +361,9 @@ class EpisodeSimulator:
             )
         )
         gap_low, gap_high = self.config.gap_seconds
-        agent.free_at = start + frames + round(self.rng.uniform(gap_low, gap_high) * self.domain.fps)
+        agent.free_at = (
+            start + frames + round(self.rng.uniform(gap_low, gap_high) * self.domain.fps)
+        )
         agent.zone = zone
 
     def _action_zone(self, slots: ActionSlots, agent: AgentClock) -> str:

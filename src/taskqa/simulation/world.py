@@ -19,8 +19,10 @@ from taskqa.simulation.rules import (
 
 HELD_BY = "held-by"
 
+
 class ActionNotPossible(Exception):
     """A precondition of an action does not hold in the current state."""
+
 
 class WorldState:
     def __init__(self, domain: Domain, room: str, agents: Iterable[str]) -> None:
@@ -125,6 +127,7 @@ class WorldState:
                 self.location[obj] = getattr(slots, effect.target_slot)[0]
         else:
             raise TypeError(effect)
+
 
 def _describe(condition: Condition) -> str:
     if isinstance(condition, AttributeIs):

@@ -1,0 +1,5 @@
+"""``python -m taskqa`` runs the command line."""
+
+from taskqa.cli import app
+
+app(prog_name="taskqa")

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from taskqa.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("simulate", "validate", "stats", "schema", "convert"):
+        assert command in result.output
+
+
+def test_simulate_then_validate(tmp_path: Path) -> None:
+    out = tmp_path / "corpus"
+    result = runner.invoke(app, ["simulate", "--episodes", "5", "--seed", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "wrote 5 recordings" in result.output
+    manifest = json.loads((out / "corpus.json").read_text())
+    assert manifest["seed"] == 1 and manifest["recordings"] == 5
+    result = runner.invoke(app, ["validate", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "valid" in result.output
+
+
+def test_validate_fails_on_a_broken_file(tmp_path: Path) -> None:
+    broken = tmp_path / "domain.yaml"
+    broken.write_text("name: x\nfps: -1\nrooms: {}\nobjects: {}\nactions: {}\ntasks: {}\n")
+    result = runner.invoke(app, ["validate", str(broken)])
+    assert result.exit_code == 1
+    assert "domain.yaml.fps: Input should be greater than 0" in result.output
+
+
+def test_validate_reports_unrecognised_paths(tmp_path: Path) -> None:
+    stray = tmp_path / "notes.txt"
+    stray.write_text("hello")
+    result = runner.invoke(app, ["validate", str(stray), str(tmp_path / "absent")])
+    assert result.exit_code == 1
+    assert "not a format taskqa reads" in result.output
+    assert "no such file or folder" in result.output
+
+
+def test_schema_writes_json_schema(tmp_path: Path) -> None:
+    target = tmp_path / "recording.schema.json"
+    result = runner.invoke(app, ["schema", "--out", str(target)])
+    assert result.exit_code == 0
+    schema = json.loads(target.read_text())
+    assert schema["title"] == "Recording"
+    assert "ActionSegment" in schema["$defs"]
+
+
+def test_simulate_rejects_a_bad_domain(tmp_path: Path) -> None:
+    bad = tmp_path / "mine.yaml"
+    bad.write_text("name: [unclosed")
+    result = runner.invoke(
+        app, ["simulate", "--episodes", "1", "--domain", str(bad), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 1
+    assert "mine.yaml: invalid YAML" in result.output
+    assert not (tmp_path / "o").exists()
