@@ -52,7 +52,7 @@ def _fail(error: InvalidInputError) -> typer.Exit:
 
 def _print_problems(problems: list[Problem], limit: int = 200) -> None:
     for problem in problems[:limit]:
-        errors.print(f"[red]✗[/red] {problem}", highlight=False, markup=True)
+        errors.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
     if len(problems) > limit:
         errors.print(f"... and {len(problems) - limit} more", highlight=False)
 

@@ -38,19 +38,11 @@ def _formats() -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
     yield "taskqa corpus", is_corpus, validate_corpus
     yield "domain", _is_domain_file, _validate_domain
     yield "EgoTaskQA/LEMMA", egotaskqa.detect_egotaskqa, egotaskqa.validate_egotaskqa
-    yield "CaptainCook4D/ProMQA", captaincook4d.detect_captaincook4d, _validate_cc4d
-
-
-def _validate_cc4d(path: Path) -> list[Problem]:
-    from taskqa.sources import captaincook4d
-
-    if path.is_dir():
-        try:
-            captaincook4d.read_captaincook4d(path)
-        except InvalidInputError as error:
-            return error.problems
-        return []
-    return captaincook4d.validate_captaincook4d_file(path)
+    yield (
+        "CaptainCook4D/ProMQA",
+        captaincook4d.detect_captaincook4d,
+        captaincook4d.validate_captaincook4d_file,
+    )
 
 
 def _is_domain_file(path: Path) -> bool:
