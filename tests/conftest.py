@@ -1,4 +1,4 @@
-"""Shared fixtures: a small simulated corpus, and the location of ../shared/data."""
+"""Shared fixtures: the built-in domain and a small simulated corpus."""
 
 from __future__ import annotations
 
@@ -10,10 +10,6 @@ from taskqa.model import Recording
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain, load_domain
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-
 
 @pytest.fixture(scope="session")
 def domain() -> Domain:

@@ -3,11 +3,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from taskqa.cli import app
 
 runner = CliRunner()
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def test_help_lists_the_commands() -> None:
@@ -64,3 +66,24 @@ def test_simulate_rejects_a_bad_domain(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "mine.yaml: invalid YAML" in result.output
     assert not (tmp_path / "o").exists()
+
+
+needs_shared_data = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="../shared/data is absent")
+
+
+@needs_shared_data
+def test_real_annotations_validate_and_convert(tmp_path: Path) -> None:
+    cc4d, promqa = SHARED_DATA / "captaincook4d", SHARED_DATA / "promqa"
+    result = runner.invoke(app, ["validate", str(cc4d), str(promqa)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("valid") == 2
+    out = tmp_path / "cc4d"
+    result = runner.invoke(app, ["convert", str(cc4d), "--to", "taskqa", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "wrote 384 recordings" in result.output
+    result = runner.invoke(app, ["validate", str(out)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["stats", str(out), "--out", str(tmp_path / "stats")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "stats" / "stats.json").read_text())
+    assert summary["actions"] == 5409  # 5,700 steps less the 291 missing ones
