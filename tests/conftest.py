@@ -11,6 +11,7 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain, load_domain
 
+
 @pytest.fixture(scope="session")
 def domain() -> Domain:
     return load_domain()
