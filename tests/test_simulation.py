@@ -96,6 +96,24 @@ def test_two_agents_interleave_and_share_a_task(small_corpus: list[Recording]) -
     assert overlapping > 0
 
 
+def test_objects_change_hands_in_shared_tasks(small_corpus: list[Recording]) -> None:
+    handovers = 0
+    for recording in small_corpus:
+        for index, passed in enumerate(recording.actions):
+            if passed.verb != "put" or passed.step is None:
+                continue
+            handovers += any(
+                taken.verb == "get"
+                and taken.agent != passed.agent
+                and taken.step == passed.step
+                and taken.slots.patient == passed.slots.patient
+                and taken.slots.source == passed.slots.destination
+                and taken.start >= passed.end
+                for taken in recording.actions[index + 1 :]
+            )
+    assert handovers > 0
+
+
 def test_timestamps_sit_on_the_frame_grid(small_corpus: list[Recording]) -> None:
     for recording in small_corpus:
         for action in recording.actions:

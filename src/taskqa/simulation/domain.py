@@ -36,6 +36,9 @@ class RoomSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     zones: dict[str, list[str]] = Field(min_length=1)
+    handover: str | None = Field(
+        default=None, description="Where one person leaves things for the other to pick up."
+    )
 
 
 class ObjectSpec(BaseModel):
@@ -233,10 +236,28 @@ def ground_action(text: str) -> GroundAction:
 
 
 def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    yield from _check_rooms(spec, file)
     yield from _check_objects(spec, file)
     yield from _check_actions(spec, file)
     for name, task in spec.tasks.items():
         yield from _check_task(spec, name, task, file)
+
+
+def _check_rooms(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    for name, room in spec.rooms.items():
+        for zone, neighbours in room.zones.items():
+            for index, other in enumerate(neighbours):
+                if other not in room.zones:
+                    yield Problem.at(
+                        file, ["rooms", name, "zones", zone, index], f"unknown zone {other!r}"
+                    )
+        spot = spec.objects.get(room.handover or "")
+        if room.handover is not None and (spot is None or spot.holds is None or spot.room != name):
+            yield Problem.at(
+                file,
+                ["rooms", name, "handover"],
+                "expected a receptacle (with `holds`) in this room",
+            )
 
 
 def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:

@@ -212,7 +212,10 @@ class EpisodeSimulator:
         ready = [(t, s) for t, s in open_steps if self._predecessors_done(t, s)]
         chosen = self._choose(agent, ready, open_steps)
         if chosen is None:
-            return False
+            taken = self._take_over(agent)
+            if taken is None:
+                return False
+            chosen = (*taken, [])
         task, step, early = chosen
         if self.rng.random() < self.config.detour_rate:
             self._detour(agent)
@@ -298,6 +301,55 @@ class EpisodeSimulator:
         for obj in step.objects():
             self.locks[obj] = agent.free_at
         self.finished.add(key)
+
+    def _take_over(self, agent: AgentClock) -> tuple[str, Step] | None:
+        """With nothing else to do, ask the other person for what they hold and do their step.
+
+        The giver puts the things down at the room's hand-over spot and the taker picks them
+        up, so a shared task changes hands mid-way, as in LEMMA's two-person recordings.
+        """
+        spot = self.domain.spec.rooms[self.plan.room].handover
+        options = self._take_over_options(agent) if spot is not None else []
+        if spot is None or not options:
+            return None
+        giver_index, task, step_id, needed = self.rng.choice(options)
+        giver = self.plan.agents[giver_index]
+        step = self.domain.tasks[task].steps[step_id]
+        giver.free_at = max(
+            [giver.free_at, self.locks.get(spot, 0), *(self.locks.get(o, 0) for o in needed)]
+        )
+        for obj in needed:
+            self._do(giver, ground_action(f"Put [{obj}] to [{spot}]"), task, step.id, 1.0)
+        agent.free_at = max(agent.free_at, giver.free_at)
+        for obj in needed:
+            self._do(agent, ground_action(f"Get [{obj}] from [{spot}]"), task, step.id, 1.0)
+        for obj in (*needed, spot):
+            self.locks[obj] = agent.free_at
+        return task, step
+
+    def _take_over_options(self, agent: AgentClock) -> list[tuple[int, str, str, tuple[str, ...]]]:
+        """(giver, task, step, things to pass) for each step ``agent`` could take over."""
+        options = []
+        for giver in self.plan.agents:
+            held = {o for o, place in self.state.location.items() if place == giver.id}
+            if giver is agent or not held:
+                continue
+            for task in sorted(set(agent.tasks) & set(giver.tasks)):
+                for step in self.domain.tasks[task].steps.values():
+                    needed = step.objects() & held
+                    if needed and self._can_take_over(agent, task, step, needed):
+                        options.append((giver.index, task, step.id, tuple(sorted(needed))))
+        return options
+
+    def _can_take_over(self, agent: AgentClock, task: str, step: Step, needed: set[str]) -> bool:
+        if (task, step.id) in self.claimed or not self._predecessors_done(task, step):
+            return False
+        if not self._unlocked(step.objects() - needed, agent.free_at):
+            return False
+        scratch = self.state.copy()
+        for obj in needed:
+            scratch.location[obj] = agent.id
+        return _run_step(scratch, self.domain, step, agent.id)
 
     def _detour(self, agent: AgentClock) -> None:
         """An unnecessary excursion that leaves the world as it found it."""
