@@ -48,7 +48,7 @@ def test_the_domain_has_the_promised_breadth(domain: Domain) -> None:
     used = {a.verb for t in domain.tasks.values() for s in t.steps.values() for a in s.actions}
     assert lemma_verbs <= used
     for task in domain.tasks.values():
-        graph = task.graph()
+        graph = task.graph
         assert graph.start == "START" and graph.end == "END"
 
 

@@ -75,7 +75,7 @@ def simulate(
 ) -> None:
     """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
     from taskqa.simulation.config import SimulationConfig
-    from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
+    from taskqa.simulation.corpus import simulate_corpus_lines, write_simulated_lines
     from taskqa.simulation.domain import load_domain
 
     try:
@@ -86,8 +86,8 @@ def simulate(
         raise _fail(error) from None
     with _progress() as progress:
         task = progress.add_task("simulating", total=settings.episodes)
-        recordings = simulate_corpus(settings, world, workers, lambda n: progress.advance(task, n))
-    manifest = write_simulated_corpus(out, settings, recordings, world)
+        lines = simulate_corpus_lines(settings, world, workers, lambda n: progress.advance(task, n))
+    manifest = write_simulated_lines(out, settings, lines, world)
     console.print(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
         highlight=False,

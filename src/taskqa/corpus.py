@@ -7,7 +7,7 @@ the same recordings always serialize to the same bytes. ``corpus.json`` says wha
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +50,19 @@ def write_corpus(
     """Write a corpus folder atomically: a reader sees the old folder or the complete new one."""
     recordings = list(recordings)
     lines = [dump_recording(r) for r in recordings]
-    manifest = manifest.model_copy(
-        update={"recordings": len(lines), "actions": sum(len(r.actions) for r in recordings)}
-    )
+    actions = sum(len(r.actions) for r in recordings)
+    return write_corpus_lines(directory, lines, actions, manifest, extra_files)
+
+
+def write_corpus_lines(
+    directory: Path,
+    lines: Sequence[str],
+    actions: int,
+    manifest: CorpusManifest,
+    extra_files: Mapping[str, str] | None = None,
+) -> CorpusManifest:
+    """Like :func:`write_corpus`, for recordings already serialised by :func:`dump_recording`."""
+    manifest = manifest.model_copy(update={"recordings": len(lines), "actions": actions})
     with staged_directory(directory) as staging:
         write_text(staging / RECORDINGS, "".join(f"{line}\n" for line in lines))
         for name, text in (extra_files or {}).items():

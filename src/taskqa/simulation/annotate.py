@@ -230,7 +230,7 @@ class Annotator:
     def _procedure(self, task: str) -> Procedure:
         records = [s for s in self.trace.steps if s.task == task]
         return Procedure(
-            task_graph=self.domain.tasks[task].graph(),
+            task_graph=self.domain.tasks[task].graph,
             steps=[self._execution(s) for s in records],
         )
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from taskqa.corpus import CorpusManifest, write_corpus
+from taskqa.corpus import CorpusManifest, dump_recording, write_corpus_lines
 from taskqa.model import Recording
 from taskqa.simulation.annotate import Annotator
 from taskqa.simulation.config import SimulationConfig, derive_seed
@@ -16,6 +16,7 @@ from taskqa.simulation.domain import Domain, load_domain, parse_domain
 from taskqa.simulation.episode import EpisodeSimulator, EpisodeStuck, plan_episode
 
 DOMAIN_FILE = "domain.yaml"
+CHUNK = 25  # episodes per unit of work: big enough to amortise process overhead
 
 
 def recording_id(index: int) -> str:
@@ -43,10 +44,14 @@ def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Re
 
 def _simulate_chunk(
     domain_source: str, domain_file: str, config: SimulationConfig, indices: range
-) -> list[str]:
+) -> list[tuple[str, int]]:
     # JSON crosses the process boundary far faster than pickled pydantic models.
     domain = parse_domain(domain_source, domain_file)
-    return [simulate_episode(domain, config, i).model_dump_json() for i in indices]
+    return [_serialised(simulate_episode(domain, config, i)) for i in indices]
+
+
+def _serialised(recording: Recording) -> tuple[str, int]:
+    return dump_recording(recording), len(recording.actions)
 
 
 def simulate_corpus(
@@ -55,22 +60,42 @@ def simulate_corpus(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[Recording]:
+    """Simulate ``config.episodes`` recordings; the result does not depend on ``workers``."""
     domain = domain or load_domain()
-    chunks = _chunks(config.episodes, 25)
+    if workers > 1:
+        lines = simulate_corpus_lines(config, domain, workers, on_progress)
+        return [Recording.model_validate_json(text) for text, _ in lines]
     recordings: list[Recording] = []
+    for chunk in _chunks(config.episodes, CHUNK):
+        recordings += [simulate_episode(domain, config, i) for i in chunk]
+        if on_progress:
+            on_progress(len(chunk))
+    return recordings
+
+
+def simulate_corpus_lines(
+    config: SimulationConfig,
+    domain: Domain,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[tuple[str, int]]:
+    """Simulated recordings as corpus lines with their action counts, in episode order."""
+    chunks = _chunks(config.episodes, CHUNK)
+    work = partial(_simulate_chunk, domain.source_text, domain.file_name, config)
+    lines: list[tuple[str, int]] = []
     if workers <= 1:
-        for chunk in chunks:
-            recordings += [simulate_episode(domain, config, i) for i in chunk]
+        results: Iterable[list[tuple[str, int]]] = map(work, chunks)
+        for chunk, result in zip(chunks, results, strict=True):
+            lines += result
             if on_progress:
                 on_progress(len(chunk))
-        return recordings
-    work = partial(_simulate_chunk, domain.source_text, domain.file_name, config)
+        return lines
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for chunk, result in zip(chunks, pool.map(work, chunks), strict=True):
-            recordings += [Recording.model_validate_json(text) for text in result]
+            lines += result
             if on_progress:
                 on_progress(len(chunk))
-    return recordings
+    return lines
 
 
 def _chunks(total: int, size: int) -> list[range]:
@@ -80,10 +105,19 @@ def _chunks(total: int, size: int) -> list[range]:
 def write_simulated_corpus(
     out: Path, config: SimulationConfig, recordings: list[Recording], domain: Domain
 ) -> CorpusManifest:
+    lines = [_serialised(r) for r in recordings]
+    return write_simulated_lines(out, config, lines, domain)
+
+
+def write_simulated_lines(
+    out: Path, config: SimulationConfig, lines: list[tuple[str, int]], domain: Domain
+) -> CorpusManifest:
     manifest = CorpusManifest(
         generator=f"taskqa.simulation ({domain.name} domain)",
         seed=config.seed,
         config={**config.model_dump(mode="json"), "domain_sha256": domain.sha256},
         files={DOMAIN_FILE: "the domain the corpus was simulated from"},
     )
-    return write_corpus(out, recordings, manifest, {DOMAIN_FILE: domain.source_text})
+    texts = [text for text, _ in lines]
+    actions = sum(count for _, count in lines)
+    return write_corpus_lines(out, texts, actions, manifest, {DOMAIN_FILE: domain.source_text})

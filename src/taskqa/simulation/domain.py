@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -126,6 +126,7 @@ class Task:
     room: str
     steps: dict[str, Step]
 
+    @cached_property
     def graph(self) -> TaskGraph:
         """The task as a task graph with START and END around its partial order."""
         edges = [(before, step.id) for step in self.steps.values() for before in step.after]
@@ -189,7 +190,9 @@ def load_domain(path: Path | None = None) -> Domain:
     return parse_domain(source, name)
 
 
+@lru_cache(maxsize=8)
 def parse_domain(source: str, file_name: str) -> Domain:
+    """Parse and check a domain; cached, since worker processes each receive the source text."""
     try:
         raw: Any = yaml.safe_load(source)
     except yaml.YAMLError as error:
