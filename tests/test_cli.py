@@ -57,6 +57,39 @@ def test_schema_writes_json_schema(tmp_path: Path) -> None:
     assert "ActionSegment" in schema["$defs"]
 
 
+def test_simulate_takes_config_overrides(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"unknown_rate": 0.0, "episode_types": {"2x2": 1.0}}))
+    out = tmp_path / "corpus"
+    args = ["simulate", "--episodes", "3", "--config", str(config), "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = (out / "recordings.jsonl").read_text().splitlines()
+    assert all('"episode_type":"2x2"' in line for line in lines)
+    assert all('"unknown"' not in line for line in lines)
+
+
+def test_simulate_rejects_a_bad_config(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps({"unknown_rate": 2, "colour": "red", "episode_types": {"3x1": 1.0}})
+    )
+    args = ["simulate", "--config", str(config), "--out", str(tmp_path / "o")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert (
+        "config.json.unknown_rate: Input should be less than or equal to 1 (got 2)" in result.output
+    )
+    assert "config.json.colour: extra inputs are not permitted" in result.output
+    assert "config.json.episode_types: unknown episode types ['3x1']" in result.output
+    assert not (tmp_path / "o").exists()
+    config.write_text(json.dumps({"rooms": {"garage": 1.0}}))
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "config.rooms.garage: the 'household' domain has no tasks in this room" in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_simulate_rejects_a_bad_domain(tmp_path: Path) -> None:
     bad = tmp_path / "mine.yaml"
     bad.write_text("name: [unclosed")

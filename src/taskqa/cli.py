@@ -74,19 +74,23 @@ def simulate(
     ] = None,
 ) -> None:
     """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
-    from taskqa.simulation.config import SimulationConfig
+    from taskqa.simulation.config import load_config
     from taskqa.simulation.corpus import simulate_corpus_lines, write_simulated_lines
     from taskqa.simulation.domain import load_domain
 
     try:
         world = load_domain(domain)
-        overrides = json.loads(config.read_text(encoding="utf-8")) if config else {}
-        settings = SimulationConfig(**{**overrides, "episodes": episodes, "seed": seed})
+        settings = load_config(config, episodes=episodes, seed=seed)
     except InvalidInputError as error:
         raise _fail(error) from None
     with _progress() as progress:
         task = progress.add_task("simulating", total=settings.episodes)
-        lines = simulate_corpus_lines(settings, world, workers, lambda n: progress.advance(task, n))
+        try:
+            lines = simulate_corpus_lines(
+                settings, world, workers, lambda n: progress.advance(task, n)
+            )
+        except InvalidInputError as error:
+            raise _fail(error) from None
     manifest = write_simulated_lines(out, settings, lines, world)
     console.print(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",

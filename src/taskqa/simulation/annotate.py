@@ -236,12 +236,11 @@ class Annotator:
 
     def _execution(self, record: StepRecord) -> StepExecution:
         fps = self.domain.fps
-        timed = record.start is not None and record.end is not None
         return StepExecution(
             step=record.step.id,
             description=record.step.text,
-            start=_seconds(record.start, fps) if record.start is not None and timed else None,
-            end=_seconds(record.end, fps) if record.end is not None and timed else None,
+            start=None if record.start is None else _seconds(record.start, fps),
+            end=None if record.end is None else _seconds(record.end, fps),
             errors=[StepError(tag=tag, description=text) for tag, text in record.errors],
             modified_description=record.modified,
             agent=record.agent,

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
 
 EPISODE_TYPES = ("1x1", "1x2", "2x1", "2x2")  # LEMMA's agents x tasks
 
@@ -46,6 +50,47 @@ class SimulationConfig(BaseModel):
     max_attempts: int = Field(
         default=25, ge=1, description="Retries of an episode that gets stuck."
     )
+
+    @field_validator("episode_types")
+    @classmethod
+    def _known_episode_types(cls, weights: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(weights) - set(EPISODE_TYPES))
+        if unknown:
+            raise ValueError(
+                f"unknown episode types {unknown}; expected {', '.join(EPISODE_TYPES)}"
+            )
+        return _positive_weights(weights)
+
+    @field_validator("rooms")
+    @classmethod
+    def _room_weights(cls, weights: dict[str, float]) -> dict[str, float]:
+        return _positive_weights(weights)
+
+    @field_validator("gap_seconds")
+    @classmethod
+    def _ordered_gap(cls, gap: tuple[float, float]) -> tuple[float, float]:
+        if not 0 <= gap[0] <= gap[1]:
+            raise ValueError("expected 0 <= min <= max")
+        return gap
+
+
+def _positive_weights(weights: dict[str, float]) -> dict[str, float]:
+    if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+        raise ValueError("expected weights >= 0 with a positive sum")
+    return weights
+
+
+def load_config(path: Path | None, **fixed: Any) -> SimulationConfig:
+    """Config from a JSON file of overrides (all optional), with ``fixed`` fields on top."""
+    overrides = load_json(path) if path is not None else {}
+    if not isinstance(overrides, dict):
+        name = path.name if path is not None else "config"
+        raise InvalidInputError([Problem(name, "", "expected a JSON object of config fields")])
+    try:
+        return SimulationConfig.model_validate({**overrides, **fixed})
+    except ValidationError as error:
+        name = path.name if path is not None else "config"
+        raise InvalidInputError(problems_from_validation_error(name, [], error)) from None
 
 
 def derive_seed(*parts: int | str) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from taskqa.corpus import CorpusManifest, dump_recording, write_corpus_lines
 from taskqa.model import Recording
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.annotate import Annotator
 from taskqa.simulation.config import SimulationConfig, derive_seed
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
@@ -42,6 +43,19 @@ def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Re
     )
 
 
+def check_rooms(config: SimulationConfig, domain: Domain) -> None:
+    """Every weighted room must exist in the domain and have tasks to do."""
+    problems = [
+        Problem.at(
+            "config", ["rooms", room], f"the {domain.name!r} domain has no tasks in this room"
+        )
+        for room, weight in config.rooms.items()
+        if weight > 0 and not domain.tasks_in(room)
+    ]
+    if problems:
+        raise InvalidInputError(problems)
+
+
 def _simulate_chunk(
     domain_source: str, domain_file: str, config: SimulationConfig, indices: range
 ) -> list[tuple[str, int]]:
@@ -62,6 +76,7 @@ def simulate_corpus(
 ) -> list[Recording]:
     """Simulate ``config.episodes`` recordings; the result does not depend on ``workers``."""
     domain = domain or load_domain()
+    check_rooms(config, domain)
     if workers > 1:
         lines = simulate_corpus_lines(config, domain, workers, on_progress)
         return [Recording.model_validate_json(text) for text, _ in lines]
@@ -80,6 +95,7 @@ def simulate_corpus_lines(
     on_progress: Callable[[int], None] | None = None,
 ) -> list[tuple[str, int]]:
     """Simulated recordings as corpus lines with their action counts, in episode order."""
+    check_rooms(config, domain)
     chunks = _chunks(config.episodes, CHUNK)
     work = partial(_simulate_chunk, domain.source_text, domain.file_name, config)
     lines: list[tuple[str, int]] = []
