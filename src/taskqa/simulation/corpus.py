@@ -20,8 +20,13 @@ DOMAIN_FILE = "domain.yaml"
 CHUNK = 25  # episodes per unit of work: big enough to amortise process overhead
 
 
-def recording_id(index: int) -> str:
-    return f"sim-{index:05d}"
+def recording_id(index: int, room: str, agents: int, tasks: int) -> str:
+    """``sim`` + room letter + agents + tasks + index, e.g. ``simk21-00012``.
+
+    Like LEMMA's ids (``27k-22-11-2``), the number of people sits at character 4, which is
+    where EgoTaskQA's code looks to tell one-person clips from two-person ones.
+    """
+    return f"sim{room[0]}{agents}{tasks}-{index:05d}"
 
 
 def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Recording:
@@ -35,7 +40,8 @@ def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Re
         except EpisodeStuck as stuck:
             failures.append(str(stuck))
             continue
-        recording = Annotator(domain, config, trace, rng).recording(recording_id(index))
+        name = recording_id(index, plan.room, len(plan.agents), len(plan.tasks))
+        recording = Annotator(domain, config, trace, rng).recording(name)
         recording.metadata["attempt"] = attempt
         return recording
     raise RuntimeError(

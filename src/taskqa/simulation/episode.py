@@ -99,9 +99,10 @@ def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -
     room = _weighted(rng, config.rooms)
     n_agents, n_tasks = int(kind[0]), int(kind[2])
     tasks = _pick_tasks(rng, domain, room, n_tasks)
+    kind = f"{n_agents}x{len(tasks)}"  # a task without a compatible partner runs alone
     zones = list(domain.spec.rooms[room].zones)
     ids = ["P1", "P2"][:n_agents]
-    if n_agents == 2 and n_tasks == 2:
+    if n_agents == 2 and len(tasks) == 2:
         pools = [[tasks[0]], [tasks[1]]]
     else:
         pools = [list(tasks) for _ in ids]
