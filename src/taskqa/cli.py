@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from taskqa import __version__
+from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
 
 app = typer.Typer(
@@ -152,6 +153,55 @@ def stats(
         console.print(table)
     written = write_stats(summary, out)
     console.print(f"wrote {len(written)} files to {out}", highlight=False)
+
+
+@app.command()
+def causal(
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.")],
+    recording: Annotated[
+        str | None, typer.Option(help="Recording id; needed when the corpus has several.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder for <id>.dot and <id>.png.")
+    ] = None,
+    spatial: Annotated[
+        bool, typer.Option(help="Also link actions through spatial relations (released code).")
+    ] = True,
+    visibility: Annotated[
+        bool, typer.Option(help="Also compare the visibility attributes.")
+    ] = False,
+) -> None:
+    """Print the causal dependency structure of a recording; write it as DOT and PNG."""
+    from taskqa.atomic import write_bytes, write_text
+    from taskqa.causal import DependencyRules, build_structure
+    from taskqa.causal.render import structure_table, to_dot, to_png
+    from taskqa.convert import read_recordings
+
+    try:
+        recordings, templates = read_recordings(corpus)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    chosen = _pick_recording(recordings, recording, corpus)
+    rules = DependencyRules(spatial=spatial, include_visibility=visibility)
+    structure = build_structure(chosen, rules)
+    console.print(structure_table(structure, chosen, templates))
+    if out is not None:
+        write_text(out / f"{chosen.id}.dot", to_dot(structure, chosen, templates))
+        write_bytes(out / f"{chosen.id}.png", to_png(structure, chosen))
+        console.print(f"wrote {chosen.id}.dot and {chosen.id}.png to {out}", highlight=False)
+
+
+def _pick_recording(recordings: list[Recording], wanted: str | None, source: Path) -> Recording:
+    if wanted is None and len(recordings) == 1:
+        return recordings[0]
+    if wanted is None:
+        raise _fail(
+            InvalidInputError([Problem(source.name, "", "several recordings; pass --recording ID")])
+        )
+    for candidate in recordings:
+        if candidate.id == wanted:
+            return candidate
+    raise _fail(InvalidInputError([Problem(source.name, "", f"no recording with id {wanted!r}")]))
 
 
 class SchemaModel(StrEnum):
