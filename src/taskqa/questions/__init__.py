@@ -1,0 +1,1 @@
+"""EgoTaskQA-style questions: clips of recordings, and (to come) templates and instantiation."""
