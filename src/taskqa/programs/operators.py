@@ -1,0 +1,237 @@
+"""The nine operators, one small handler each, registered by name.
+
+A handler receives the clip view, the node's literal arguments and the results of its input
+nodes, and returns intervals, one interval or an answer string. When a step cannot be carried
+out (``only`` on zero or several intervals, a query whose answer is not a single value) it
+raises :class:`Unanswerable`, which the executor turns into "no question here".
+
+Conditions are paths read left to right over one interval: a fact kind (``change``, ``state``,
+``relation``) moves from the interval to its facts of that kind; ``key@value`` keeps the items
+whose ``key`` has that value; ``key$`` (last) selects the values of ``key``. ``others`` in a
+filter swaps in the other person's actions overlapping the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from taskqa.causal import Link
+from taskqa.programs.graph import Argument
+from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
+from taskqa.programs.syntax import unquote
+
+Value = tuple[Interval, ...] | Interval | str
+Handler = Callable[[ClipView, Sequence[Argument], Sequence[Value]], Value]
+HANDLERS: dict[str, Handler] = {}
+SCOPES = ("video", "all", "future")
+
+
+class Unanswerable(Exception):
+    """This program has no answer on this clip; the candidate question is dropped."""
+
+
+def operator(name: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
+# --- conditions ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    key: str
+    value: str | None  # None: select (key$) or descend (a fact kind)
+    select: bool = False
+
+
+def parse_condition(token: str) -> Step:
+    if token.endswith("$"):
+        return Step(token[:-1], None, select=True)
+    if "@" in token:
+        key, _, value = token.partition("@")
+        return Step(key, unquote(value))
+    return Step(token, None)
+
+
+def conditions(arguments: Sequence[Argument]) -> list[Step]:
+    steps: list[Step] = []
+    for argument in arguments:
+        tokens = argument if isinstance(argument, tuple) else (argument,)
+        steps += [parse_condition(t) for t in tokens if t not in SCOPES and t != "others"]
+    return steps
+
+
+def walk(interval: Interval, steps: Sequence[Step]) -> list[str] | list[Fact] | list[Interval]:
+    """Follow a condition path on one interval; returns facts, intervals or selected values."""
+    items: list[Interval] | list[Fact] = [interval]
+    for step in steps:
+        if step.key in FACT_KINDS and step.value is None and not step.select:
+            if step.key == "change" and interval.value("executable") == ("unknown",):
+                raise Unanswerable("whether this action happens is unknown")
+            items = [f for f in interval.facts if f.kind == step.key]
+        elif step.select:
+            return sorted({v for item in items for v in _values(item, step.key)})
+        else:
+            wanted = step.value
+            items = [i for i in items if wanted in _values(i, step.key)]  # type: ignore[assignment]
+    return items
+
+
+def _values(item: Interval | Fact, key: str) -> tuple[str, ...]:
+    if isinstance(item, Interval):
+        return item.value(key)
+    value = item.fields.get(key)
+    return (value,) if value is not None else ()
+
+
+def matches(interval: Interval, steps: Sequence[Step]) -> bool:
+    return bool(walk(interval, steps)) if steps else True
+
+
+# --- argument helpers ------------------------------------------------------------------------
+def _scope(view: ClipView, arguments: Sequence[Argument]) -> tuple[Interval, ...] | None:
+    names = [a for a in arguments if isinstance(a, str) and a in SCOPES]
+    if not names:
+        return None
+    return {"video": view.video, "all": view.everything, "future": view.future}[names[-1]]
+
+
+def _intervals(value: Value) -> tuple[Interval, ...]:
+    if isinstance(value, Interval):
+        return (value,)
+    if isinstance(value, tuple):
+        return value
+    raise Unanswerable("expected intervals")
+
+
+def _single(value: Value) -> Interval:
+    if isinstance(value, Interval):
+        return value
+    raise Unanswerable("expected one interval")
+
+
+def _literal(arguments: Sequence[Argument], allowed: tuple[str, ...]) -> str:
+    for argument in arguments:
+        if isinstance(argument, str) and argument in allowed:
+            return argument
+    raise Unanswerable(f"expected one of {allowed}")
+
+
+def _candidates(
+    view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
+) -> tuple[Interval, ...]:
+    scope = _scope(view, arguments)
+    if inputs:
+        return _intervals(inputs[-1])
+    return scope if scope is not None else view.video
+
+
+# --- the nine operators ----------------------------------------------------------------------
+@operator("filter")
+def _filter(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    pool = _candidates(view, arguments, inputs)
+    if any(a == "others" or (isinstance(a, tuple) and "others" in a) for a in arguments):
+        pool = tuple(
+            o for o in view.others if any(o.start < i.end and i.start < o.end for i in pool)
+        )
+    steps = conditions(arguments)
+    kept = tuple(i for i in pool if matches(i, steps))
+    if not kept:
+        raise Unanswerable("nothing matches")
+    return kept
+
+
+@operator("only")
+def _only(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    pool = _intervals(inputs[0]) if inputs else view.video
+    if len(pool) != 1:
+        raise Unanswerable(f"{len(pool)} intervals where one was needed")
+    return pool[0]
+
+
+@operator("localize")
+def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    relation = _literal(arguments, ("before", "after", "while", "is"))
+    anchor = _single(inputs[0])
+    if relation == "is":
+        return (anchor,)
+    default = view.video + view.others if relation == "while" else view.video
+    pool = _intervals(inputs[1]) if len(inputs) > 1 else (_scope(view, arguments) or default)
+    if relation == "before":
+        found = tuple(i for i in pool if i.end <= anchor.start)
+    elif relation == "after":
+        found = tuple(i for i in pool if i.start >= anchor.end)
+    else:
+        found = tuple(
+            i for i in pool if i.id != anchor.id and i.start < anchor.end and anchor.start < i.end
+        )
+    found = tuple(i for i in found if not i.future)
+    if not found:
+        raise Unanswerable(f"nothing {relation} the anchor")
+    return found
+
+
+@operator("iterate_until")
+def _iterate_until(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    direction = _literal(arguments, ("forward", "backward"))
+    pool = sorted(_candidates(view, arguments, inputs), key=lambda i: (i.start, i.end))
+    if not pool:
+        raise Unanswerable("no intervals")
+    return pool[0] if direction == "forward" else pool[-1]
+
+
+@operator("query")
+def _query(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    found = walk(_single(inputs[0]), conditions(arguments))
+    values = {v for v in found if isinstance(v, str)}
+    if len(values) != 1 or len(found) == 0:
+        raise Unanswerable(f"{len(values)} values where one was needed")
+    return values.pop()
+
+
+@operator("verify")
+def _verify(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    return "yes" if walk(_single(inputs[0]), conditions(arguments)) else "no"
+
+
+@operator("pred")
+def _pred(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    pool = _intervals(inputs[0]) if inputs else view.future
+    found = tuple(i for i in pool if i.future) if inputs else pool
+    if not found:
+        raise Unanswerable("no future actions")
+    return found
+
+
+@operator("counterfactual")
+def _counterfactual(
+    view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
+) -> Value:
+    pool = _candidates(view, arguments, inputs)
+    steps = conditions(arguments)
+    removed = [i for i in pool if matches(i, steps)]
+    if len(removed) != 1:
+        raise Unanswerable("the counterfactual must remove exactly one action")
+    verdict = view.structure.counterfactual([removed[0].id])
+    later = tuple(
+        i.with_executability(str(verdict.get(i.id, "yes")))
+        for i in view.everything
+        if i.start >= removed[0].end
+    )
+    if not later:
+        raise Unanswerable("nothing happens after the removed action")
+    return later
+
+
+@operator("depend")
+def _depend(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    cause, effect = _single(inputs[0]), _single(inputs[1])
+    if cause.id == effect.id:
+        raise Unanswerable("an action against itself")
+    link = view.structure.link(cause.id, effect.id)
+    if link is Link.RELATED:
+        raise Unanswerable("related links cannot be told apart from causes")
+    return "yes" if link is Link.DEPENDENT else "no"

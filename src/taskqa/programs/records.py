@@ -1,0 +1,207 @@
+"""What programs run on: a clip seen as time-ordered intervals with fields and facts.
+
+An interval is one action. Its **fields** are single words or phrases a question can name:
+
+| field | value |
+|---|---|
+| ``action`` | the action with its first two objects hidden: ``get something from something`` |
+| ``hoi`` | the full action: ``get orange from fridge`` |
+| ``verb``, ``obj``, ``task`` | the verb, every object involved, the task labels |
+| ``agent`` | ``me`` for the clip's person, ``the other person`` otherwise |
+| ``aware`` | ``yes`` if the other person was aware of this action, else ``no`` |
+| ``executable`` | ``yes``, ``no`` or ``unknown``; changed only by ``counterfactual`` |
+
+Its **facts** are records of three kinds: ``change`` (obj, attribute, before, after),
+``state`` (obj, attribute, value, type = before/after) and ``relation`` (subject, relation,
+object, type, kind). Visibility states are facts too; ``unknown`` values are left out, so no
+question can be built on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from taskqa.causal import CausalStructure
+from taskqa.model import UNKNOWN, ActionSegment, Recording
+from taskqa.questions.clips import Clip
+from taskqa.sources.lemma_actions import format_action
+
+ME, OTHER = "me", "the other person"
+FACT_KINDS = ("change", "state", "relation")
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str
+    fields: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Interval:
+    id: str
+    start: float
+    end: float
+    fields: Mapping[str, tuple[str, ...]]
+    facts: tuple[Fact, ...]
+    future: bool = False
+    other: bool = False
+
+    def value(self, name: str) -> tuple[str, ...]:
+        return self.fields.get(name, ())
+
+    def with_executability(self, verdict: str) -> Interval:
+        """The interval as a counterfactual sees it: a step that does not happen changes nothing."""
+        facts = (
+            self.facts if verdict != "no" else tuple(f for f in self.facts if f.kind != "change")
+        )
+        fields = {**self.fields, "executable": (verdict,)}
+        return replace(self, fields=fields, facts=facts)
+
+
+@dataclass(frozen=True)
+class ClipView:
+    """A clip's intervals plus the recording's causal structure."""
+
+    clip: Clip
+    observed: tuple[Interval, ...]
+    future: tuple[Interval, ...]
+    others: tuple[Interval, ...]
+    structure: CausalStructure
+    by_id: Mapping[str, Interval] = field(default_factory=dict)
+
+    @property
+    def video(self) -> tuple[Interval, ...]:
+        return self.observed
+
+    @property
+    def everything(self) -> tuple[Interval, ...]:
+        return self.observed + self.future
+
+
+def plain_action(action: ActionSegment, templates: Mapping[str, str] | None = None) -> str:
+    """``Get [orange] from [fridge] using [hand]`` → ``get orange from fridge``."""
+    text = format_action(action.verb, action.slots, templates)
+    text = text.replace(" using [hand]", "").replace("[", "").replace("]", "")
+    return text[:1].lower() + text[1:]
+
+
+def hidden_action(action: ActionSegment, templates: Mapping[str, str] | None = None) -> str:
+    """The action with the objects of its first two filled slots said as ``something``."""
+    slots = action.slots.model_copy()
+    hidden = 0
+    for name in ("patient", "source", "destination", "instrument"):
+        if getattr(slots, name) and hidden < 2:
+            setattr(slots, name, ["something"])
+            hidden += 1
+    return plain_action(action.model_copy(update={"slots": slots}), templates)
+
+
+def build_view(
+    recording: Recording,
+    clip: Clip,
+    structure: CausalStructure,
+    templates: Mapping[str, str] | None = None,
+) -> ClipView:
+    by_id = {a.id: a for a in recording.actions}
+
+    def intervals(ids: tuple[str, ...], *, future: bool, other: bool) -> tuple[Interval, ...]:
+        return tuple(
+            _interval(by_id[i], clip.agent, templates, future=future, other=other) for i in ids
+        )
+
+    observed = intervals(clip.observed, future=False, other=False)
+    future = intervals(clip.future, future=True, other=False)
+    others = intervals(clip.others, future=False, other=True)
+    index = {i.id: i for i in (*observed, *future, *others)}
+    return ClipView(clip, observed, future, others, structure, index)
+
+
+def _interval(
+    action: ActionSegment,
+    person: str,
+    templates: Mapping[str, str] | None,
+    *,
+    future: bool,
+    other: bool,
+) -> Interval:
+    fields = {
+        "action": (hidden_action(action, templates),),
+        "hoi": (plain_action(action, templates),),
+        "verb": (action.verb,),
+        "obj": tuple(action.slots.objects()),
+        "task": tuple(action.tasks),
+        "agent": (ME if action.agent == person else OTHER,),
+        "aware": ("yes" if _other_aware(action) else "no",),
+        "executable": ("yes",),
+    }
+    facts = _facts(action, person)
+    return Interval(action.id, action.start, action.end, fields, facts, future, other)
+
+
+def _other_aware(action: ActionSegment) -> bool:
+    return any(
+        r.relation == "aware-of-other-action" and r.object == action.agent
+        for t in action.transitions
+        if t.is_agent and t.entity != action.agent
+        for r in (*t.before.relations, *t.after.relations)
+    )
+
+
+def _facts(action: ActionSegment, person: str) -> tuple[Fact, ...]:
+    facts: list[Fact] = []
+    agents = {t.entity for t in action.transitions if t.is_agent}
+
+    def who(name: str) -> str:
+        # Questions speak of "me" and "the other person", never of annotation ids such as P1.
+        if name not in agents:
+            return name
+        return ME if name == person else OTHER
+
+    for transition in action.transitions:
+        name = who(transition.entity)
+        for moment, snapshot in (("before", transition.before), ("after", transition.after)):
+            for attribute, value in snapshot.attributes.items():
+                if value != UNKNOWN:
+                    facts.append(
+                        Fact(
+                            "state",
+                            {
+                                "obj": name,
+                                "attribute": attribute.value,
+                                "value": value,
+                                "type": moment,
+                            },
+                        )
+                    )
+            for relation in snapshot.relations:
+                facts.append(
+                    Fact(
+                        "relation",
+                        {
+                            "subject": who(relation.subject),
+                            "relation": relation.relation,
+                            "object": who(relation.object or ""),
+                            "type": moment,
+                            "kind": relation.kind.value,
+                        },
+                    )
+                )
+        if transition.is_agent:
+            continue
+        for attribute in transition.changed_attributes():
+            before = transition.before.attributes.get(attribute)
+            after = transition.after.attributes.get(attribute)
+            if before and after and UNKNOWN not in (before, after):
+                facts.append(
+                    Fact(
+                        "change",
+                        {
+                            "obj": name,
+                            "attribute": attribute.value,
+                            "before": before,
+                            "after": after,
+                        },
+                    )
+                )
+    return tuple(facts)
