@@ -148,6 +148,9 @@ def view() -> ClipView:
         ("query(hoi$, only(filter(change, obj@fridge, video)))", None),  # opened and closed: two
         ("query(change, obj$, only(filter(verb@pour, video)))", None),  # milk and bowl: two values
         ("query(action$, only(filter(verb@get, video)))", "get something from something"),
+        # interval conditions before a fact kind still apply
+        ("query(hoi$, only(filter(verb@close, change, obj@fridge, video)))", "close fridge"),
+        ("query(hoi$, only(filter(verb@pour, change, obj@fridge, video)))", None),
         # verify
         ("verify(change, obj@bowl, only(filter(verb@pour, video)))", "yes"),
         ("verify(change, obj@fridge, only(filter(verb@pour, video)))", "no"),

@@ -204,6 +204,91 @@ def _pick_recording(recordings: list[Recording], wanted: str | None, source: Pat
     raise _fail(InvalidInputError([Problem(source.name, "", f"no recording with id {wanted!r}")]))
 
 
+@app.command()
+def generate(
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Questions file to write (JSONL).")],
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes; output is identical.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed for the choice of text variants.")] = 0,
+    templates: Annotated[
+        list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
+    ] = None,
+    clip_seconds: Annotated[float, typer.Option(help="Target clip length in seconds.")] = 25.0,
+) -> None:
+    """Generate every question of every template on every clip (EgoTaskQA style)."""
+    from taskqa.convert import read_recordings
+    from taskqa.questions.clips import ClipConfig
+    from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
+    from taskqa.questions.template import load_templates
+
+    try:
+        recordings, verb_templates = read_recordings(corpus)
+        chosen = load_templates(templates)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    config = GenerationConfig(seed=seed, clips=ClipConfig(seconds=clip_seconds))
+    with _progress() as progress:
+        task = progress.add_task("generating", total=len(recordings))
+        summary = generate_file(
+            recordings,
+            chosen,
+            out,
+            config,
+            verb_templates,
+            workers,
+            lambda n: progress.advance(task, n),
+        )
+    console.print(
+        f"wrote {summary['counts'].get('questions', 0)} questions to {out} "
+        f"(summary: {summary_path(out)})",
+        highlight=False,
+    )
+
+
+@app.command()
+def check(
+    questions: Annotated[Path, typer.Argument(help="A questions JSONL file.")],
+    annotations: Annotated[Path, typer.Option(help="The corpus the questions were made from.")],
+) -> None:
+    """Re-execute every stored program on the annotations; report answers that differ."""
+    from taskqa.convert import read_recordings
+    from taskqa.questions.check import check_questions
+
+    try:
+        recordings, verb_templates = read_recordings(annotations)
+        checked, problems = check_questions(
+            questions, {r.id: r for r in recordings}, verb_templates
+        )
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    if problems:
+        errors.print(f"{len(problems)} of {checked} questions differ", highlight=False)
+        _print_problems(problems)
+        raise typer.Exit(code=1)
+    console.print(f"[green]✓[/green] all {checked} answers reproduced", highlight=False)
+
+
+@app.command("lint-templates")
+def lint_templates_command(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Template files or folders (default: built-ins).")
+    ] = None,
+) -> None:
+    """Check question templates: program, parameters, texts and tags."""
+    from taskqa.questions.lint import lint_templates
+    from taskqa.questions.template import load_templates
+
+    try:
+        loaded = load_templates(paths or None)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    problems = lint_templates(loaded)
+    if problems:
+        _print_problems(problems)
+        raise typer.Exit(code=1)
+    console.print(f"[green]✓[/green] {len(loaded)} templates", highlight=False)
+
+
 class SchemaModel(StrEnum):
     recording = "recording"
     corpus = "corpus"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from taskqa.programs.graph import Program
+from collections.abc import Sequence
+
+from taskqa.programs.graph import Argument, Node, Program
 from taskqa.programs.operators import HANDLERS, Unanswerable, Value
 from taskqa.programs.records import ClipView
 
@@ -11,12 +13,21 @@ def run(program: Program, view: ClipView) -> list[Value] | None:
     """Every node's result, or None as soon as a step cannot be carried out."""
     results: list[Value] = []
     for node in program.nodes:
-        handler = HANDLERS[node.function]
-        try:
-            results.append(handler(view, node.arguments, [results[i] for i in node.inputs]))
-        except Unanswerable:
+        result = evaluate(node, node.arguments, [results[i] for i in node.inputs], view)
+        if result is None:
             return None
+        results.append(result)
     return results
+
+
+def evaluate(
+    node: Node, arguments: Sequence[Argument], inputs: Sequence[Value], view: ClipView
+) -> Value | None:
+    """One node's result, or None when it cannot be carried out."""
+    try:
+        return HANDLERS[node.function](view, arguments, inputs)
+    except Unanswerable:
+        return None
 
 
 def answer(program: Program, view: ClipView) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from taskqa.causal import Link
 from taskqa.programs.graph import Argument
@@ -47,7 +48,9 @@ class Step:
     select: bool = False
 
 
+@lru_cache(maxsize=65536)
 def parse_condition(token: str) -> Step:
+    # Generation evaluates the same few thousand tokens millions of times.
     if token.endswith("$"):
         return Step(token[:-1], None, select=True)
     if "@" in token:
@@ -71,7 +74,8 @@ def walk(interval: Interval, steps: Sequence[Step]) -> list[str] | list[Fact] | 
         if step.key in FACT_KINDS and step.value is None and not step.select:
             if step.key == "change" and interval.value("executable") == ("unknown",):
                 raise Unanswerable("whether this action happens is unknown")
-            items = [f for f in interval.facts if f.kind == step.key]
+            # conditions met so far decide whether this interval's facts are looked at at all
+            items = [f for f in interval.facts if f.kind == step.key] if items else []
         elif step.select:
             return sorted({v for item in items for v in _values(item, step.key)})
         else:

@@ -1,0 +1,194 @@
+"""Generating every question of every template on every clip of a corpus.
+
+Generation for one recording is a pure function of the recording, the templates and the seed,
+so recordings can be spread over worker processes and the output is the same for any number of
+them. Questions stream to a JSONL file in recording order; a summary of counts per category
+goes beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskqa import __version__
+from taskqa.atomic import write_text
+from taskqa.causal import DependencyRules, build_structure
+from taskqa.model import Recording
+from taskqa.programs.records import build_view
+from taskqa.questions.clips import ClipConfig, cut_clips
+from taskqa.questions.instantiate import Instance, Instantiator, sample_space
+from taskqa.questions.realize import render
+from taskqa.questions.records import Question
+from taskqa.questions.template import ParamType, Template
+from taskqa.simulation.config import derive_seed
+
+ACTION_TYPES = {
+    ParamType.ACTION,
+    ParamType.OTHER_ACTION,
+    ParamType.FUTURE_ACTION,
+    ParamType.ANY_ACTION,
+}
+
+
+class GenerationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    clips: ClipConfig = Field(default_factory=ClipConfig)
+    spatial: bool = True
+    include_visibility: bool = False
+
+    @property
+    def rules(self) -> DependencyRules:
+        return DependencyRules(spatial=self.spatial, include_visibility=self.include_visibility)
+
+
+def question_id(clip: str, template: str, values: dict[str, str]) -> str:
+    key = json.dumps([clip, template, sorted(values.items())], ensure_ascii=False)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+def questions_for_recording(
+    recording: Recording,
+    templates: Sequence[Template],
+    config: GenerationConfig,
+    verb_templates: dict[str, str] | None = None,
+) -> list[Question]:
+    structure = build_structure(recording, config.rules)
+    engines = [Instantiator(t) for t in templates]
+    questions: list[Question] = []
+    for clip in cut_clips(recording, config.clips):
+        view = build_view(recording, clip, structure, verb_templates)
+        space = sample_space(view)
+        for engine in engines:
+            for instance in engine.instances(view, space):
+                question = _question(recording, clip.id, clip.agent, engine, instance, config)
+                if question is not None:
+                    questions.append(question)
+    return questions
+
+
+def _question(
+    recording: Recording,
+    clip: str,
+    agent: str,
+    engine: Instantiator,
+    instance: Instance,
+    config: GenerationConfig,
+) -> Question | None:
+    template = engine.template
+    if instance.answer == "unknown":
+        return None
+    identifier = question_id(clip, template.id, dict(instance.values))
+    variant = derive_seed(config.seed, identifier) % len(template.texts)
+    actions = {n for n, kind in template.params.items() if kind in ACTION_TYPES}
+    text = render(template.texts[variant], instance.values, actions)
+    if template.semantic == "object" and _mentions(text, instance.answer):
+        return None  # the question would give its answer away
+    return Question.model_construct(
+        id=identifier,
+        recording=recording.id,
+        clip=clip,
+        agent=agent,
+        template=template.id,
+        question=text,
+        program=engine.filled_text(instance.values),
+        program_graph=engine.filled_graph(instance.values),
+        answer=instance.answer,
+        answer_kind="binary" if instance.answer in ("yes", "no") else "open",
+        types=list(template.types),
+        scopes=list(template.scopes),
+        semantic=template.semantic,
+        structural=template.structural,
+        reference=template.reference,
+        steps=engine.program.size,
+        params=dict(instance.values),
+    )
+
+
+def _mentions(text: str, answer: str) -> bool:
+    return re.search(rf"\b{re.escape(answer)}\b", text, flags=re.IGNORECASE) is not None
+
+
+def _recording_lines(
+    templates: Sequence[Template],
+    config: GenerationConfig,
+    verb_templates: dict[str, str] | None,
+    recording_json: str,
+) -> list[tuple[str, list[str]]]:
+    recording = Recording.model_validate_json(recording_json)
+    questions = questions_for_recording(recording, templates, config, verb_templates)
+    return [(q.model_dump_json(), _tags(q)) for q in questions]
+
+
+def generate_file(
+    recordings: Sequence[Recording],
+    templates: Sequence[Template],
+    out: Path,
+    config: GenerationConfig,
+    verb_templates: dict[str, str] | None = None,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write every question to ``out`` (JSONL) and its summary beside it; return the summary."""
+    work = partial(_recording_lines, list(templates), config, verb_templates)
+    payloads = [r.model_dump_json() for r in recordings]
+    counts: Counter[str] = Counter()
+    temporary = out.with_name(f".{out.name}.partial")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with temporary.open("w", encoding="utf-8") as stream:
+        for lines in _map(work, payloads, workers):
+            for line, tags in lines:
+                stream.write(line + "\n")
+                counts.update(tags)
+            if on_progress:
+                on_progress(1)
+    temporary.replace(out)
+    summary = {
+        "taskqa_version": __version__,
+        "config": config.model_dump(mode="json"),
+        "templates": {t.id: t.digest() for t in templates},
+        "recordings": len(recordings),
+        "counts": dict(sorted(counts.items())),
+    }
+    write_text(summary_path(out), json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def summary_path(questions: Path) -> Path:
+    return questions.with_name(questions.name.removesuffix(".jsonl") + ".summary.json")
+
+
+Lines = list[tuple[str, list[str]]]
+
+
+def _map(work: Callable[[str], Lines], items: list[str], workers: int) -> Iterable[Lines]:
+    if workers <= 1:
+        yield from map(work, items)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(work, items, chunksize=4)
+
+
+def _tags(question: Question) -> list[str]:
+    """The summary counters one question adds to."""
+    return [
+        "questions",
+        f"answer_kind/{question.answer_kind}",
+        f"structural/{question.structural}",
+        f"semantic/{question.semantic}",
+        f"reference/{question.reference}",
+        f"template/{question.template}",
+        *(f"type/{tag}" for tag in question.types),
+        *(f"scope/{tag}" for tag in question.scopes),
+    ]

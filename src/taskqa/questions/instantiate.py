@@ -1,0 +1,226 @@
+"""Exhaustive instantiation of a template on one clip, depth-first with pruning.
+
+Parameters are bound one at a time in the order the program first needs them. As soon as a
+node's placeholders are all bound it is executed; if it fails, every assignment extending the
+current one fails too, so the branch is cut (CLEVR's generator does the same). Two parameters of
+the same type never take the same value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from taskqa.model import VIEWPOINT_ATTRIBUTES
+from taskqa.programs.executor import evaluate
+from taskqa.programs.graph import Argument, Program
+from taskqa.programs.operators import Value
+from taskqa.programs.records import ClipView
+from taskqa.programs.syntax import quote_value, substitute, token_placeholders
+from taskqa.questions.template import ParamType, Template
+
+MOMENTS = ("before", "after")
+VIEWPOINT_NAMES = frozenset(a.value for a in VIEWPOINT_ATTRIBUTES)
+
+
+@dataclass(frozen=True)
+class SampleSpace:
+    """What each parameter type can take on one clip, in a fixed order."""
+
+    actions: tuple[str, ...]
+    other_actions: tuple[str, ...]
+    future_actions: tuple[str, ...]
+    objects: tuple[str, ...]
+    attributes: tuple[str, ...]
+    values: Mapping[str, tuple[str, ...]]
+    object_attributes: Mapping[str, tuple[str, ...]]
+
+    def options(
+        self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, obj: str | None
+    ) -> tuple[str, ...]:
+        if kind is ParamType.VALUE:
+            return self.values.get(bound.get(attribute or "", ""), ())
+        if kind is ParamType.ATTRIBUTE and obj is not None and obj in bound:
+            # "is the fridge raw?" is no question: only the object's own attributes are asked
+            return self.object_attributes.get(bound[obj], ())
+        return {
+            ParamType.ACTION: self.actions,
+            ParamType.OTHER_ACTION: self.other_actions,
+            ParamType.FUTURE_ACTION: self.future_actions,
+            ParamType.ANY_ACTION: _unique((*self.actions, *self.future_actions)),
+            ParamType.OBJECT: self.objects,
+            ParamType.ATTRIBUTE: self.attributes,
+            ParamType.MOMENT: MOMENTS,
+        }[kind]
+
+
+def sample_space(view: ClipView) -> SampleSpace:
+    objects = _unique(o for i in view.observed for o in i.value("obj"))
+    values: dict[str, list[str]] = {}
+    owned: dict[str, list[str]] = {}
+    for interval in (*view.observed, *view.future):
+        for fact in interval.facts:
+            # like the released generator, visibility is never a free {f}: it is asked for by name
+            if fact.kind == "state" and fact.fields["attribute"] not in VIEWPOINT_NAMES:
+                values.setdefault(fact.fields["attribute"], []).append(fact.fields["value"])
+                owned.setdefault(fact.fields["obj"], []).append(fact.fields["attribute"])
+    return SampleSpace(
+        actions=_unique(i.value("hoi")[0] for i in view.observed),
+        other_actions=_unique(i.value("hoi")[0] for i in view.others),
+        future_actions=_unique(i.value("hoi")[0] for i in view.future),
+        objects=objects,
+        attributes=tuple(sorted(values)),
+        values={a: tuple(sorted(set(v))) for a, v in values.items()},
+        object_attributes={o: tuple(sorted(set(a))) for o, a in owned.items()},
+    )
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+@dataclass(frozen=True)
+class Instance:
+    values: Mapping[str, str]
+    answer: str
+
+
+class Instantiator:
+    """Enumerates a template's complete, answerable parameter assignments on one clip."""
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.program: Program = template.parsed
+        needs: list[set[str]] = []
+        for node in self.program.nodes:
+            own = {p for a in node.arguments for t in _tokens(a) for p in token_placeholders(t)}
+            needs.append(own.union(*(needs[i] for i in node.inputs)))
+        self.needs = needs
+        self.binders = [tuple(_binder(a) for a in node.arguments) for node in self.program.nodes]
+        self.text_binder = _compile(self.program.text)
+        self.order = self._parameter_order()
+        self.attribute = self._only_param(ParamType.ATTRIBUTE)
+        self.object = self._only_param(ParamType.OBJECT)
+
+    def _only_param(self, kind: ParamType) -> str | None:
+        names = [n for n, k in self.template.params.items() if k is kind]
+        return names[0] if len(names) == 1 else None
+
+    def _parameter_order(self) -> list[str]:
+        order: list[str] = []
+        for need in self.needs:
+            for name in sorted(need - set(order), key=self._rank):
+                order.append(name)
+        return order
+
+    def _rank(self, name: str) -> tuple[int, str]:
+        # Objects before attributes before values: each narrows what the next may take.
+        kind = self.template.params[name]
+        return (
+            {ParamType.OBJECT: 0, ParamType.ATTRIBUTE: 2, ParamType.VALUE: 3}.get(kind, 1),
+            name,
+        )
+
+    def instances(self, view: ClipView, space: SampleSpace) -> Iterator[Instance]:
+        results: list[Value | None] = [None] * len(self.program.nodes)
+        yield from self._search(view, space, {}, results, 0)
+
+    def _search(
+        self,
+        view: ClipView,
+        space: SampleSpace,
+        bound: dict[str, str],
+        results: list[Value | None],
+        depth: int,
+    ) -> Iterator[Instance]:
+        if depth == len(self.order):
+            if not self._run_ready(view, bound, results):
+                return
+            final = results[-1]
+            if isinstance(final, str):
+                yield Instance(dict(bound), final)
+            return
+        name = self.order[depth]
+        kind = self.template.params[name]
+        taken = {v for n, v in bound.items() if self.template.params[n] is kind}
+        for value in space.options(kind, bound, self.attribute, self.object):
+            if value in taken:
+                continue
+            bound[name] = value
+            trial = list(results)
+            if self._run_ready(view, bound, trial):
+                yield from self._search(view, space, bound, trial, depth + 1)
+            del bound[name]
+
+    def _run_ready(
+        self, view: ClipView, bound: Mapping[str, str], results: list[Value | None]
+    ) -> bool:
+        """Execute every node whose placeholders are bound; False if one of them fails."""
+        for index, node in enumerate(self.program.nodes):
+            if results[index] is not None or not self.needs[index] <= bound.keys():
+                continue
+            arguments = tuple(_bind(b, bound) for b in self.binders[index])
+            # post-order: a node's inputs need a subset of its placeholders, so they ran first
+            inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
+            result = evaluate(node, arguments, inputs, view)
+            if result is None:
+                return False
+            results[index] = result
+        return True
+
+    def filled_text(self, values: Mapping[str, str]) -> str:
+        """The program's one-line form with ``values`` filled in (what ``Program.fill`` gives)."""
+        return _fill(self.text_binder, values)
+
+    def filled_graph(self, values: Mapping[str, str]) -> list[dict[str, Any]]:
+        return [
+            {
+                "function": node.function,
+                "inputs": list(node.inputs),
+                "arguments": [_as_json(_bind(b, values)) for b in binders],
+            }
+            for node, binders in zip(self.program.nodes, self.binders, strict=True)
+        ]
+
+
+def _tokens(argument: Argument) -> tuple[str, ...]:
+    return argument if isinstance(argument, tuple) else (argument,)
+
+
+# A compiled token alternates literal text and placeholder names: ("filter(hoi@", "a", ", video)").
+Compiled = tuple[str, ...]
+Binder = Compiled | tuple[Compiled, ...]
+_MARK = "\x00"
+
+
+def _compile(token: str) -> Compiled:
+    return tuple(substitute(token, lambda name: f"{_MARK}{name}{_MARK}").split(_MARK))
+
+
+def _binder(argument: Argument) -> Binder:
+    if isinstance(argument, tuple):
+        return tuple(_compile(t) for t in argument)
+    return _compile(argument)
+
+
+def _fill(pieces: Compiled, values: Mapping[str, str]) -> str:
+    return "".join(
+        piece if index % 2 == 0 else _quoted(values[piece]) for index, piece in enumerate(pieces)
+    )
+
+
+def _bind(binder: Binder, values: Mapping[str, str]) -> Argument:
+    if binder and isinstance(binder[0], tuple):
+        return tuple(_fill(pieces, values) for pieces in binder)  # type: ignore[arg-type]
+    return _fill(binder, values)  # type: ignore[arg-type]
+
+
+def _as_json(argument: Argument) -> str | list[str]:
+    return list(argument) if isinstance(argument, tuple) else argument
+
+
+@lru_cache(maxsize=65536)
+def _quoted(value: str) -> str:
+    return quote_value(value)

@@ -1,0 +1,119 @@
+"""Question templates as data: text variants, a program with typed placeholders, and tags.
+
+A template file is a YAML list of templates (see ``templates/*.yaml`` and
+docs/templates.md). Placeholders are written ``{name}`` in the program and ``{name}`` or
+``{name:form}`` in the texts; each is declared in ``params`` with one of the types below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
+from taskqa.programs import Program, ProgramSyntaxError, parse_program
+
+
+class ParamType(StrEnum):
+    ACTION = "action"  # one of the person's actions in the clip (program value: hoi text)
+    OTHER_ACTION = "other_action"  # one of the other person's overlapping actions
+    FUTURE_ACTION = "future_action"  # one of the person's next actions, not shown
+    ANY_ACTION = "any_action"  # the person's shown or future actions
+    OBJECT = "object"  # an object involved in the clip's actions
+    ATTRIBUTE = "attribute"  # an attribute name: openness, emptiness, ...
+    VALUE = "value"  # an attribute value; pairs with the template's attribute parameter
+    MOMENT = "moment"  # before / after
+
+
+Type = Literal["descriptive", "predictive", "counterfactual", "explanatory"]
+Scope = Literal["world", "intent", "multi-agent"]
+Semantic = Literal["action", "object", "state", "change"]
+Structural = Literal["query", "verify"]
+
+
+class Template(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9-]+(/[a-z0-9-]+)*$")
+    texts: tuple[str, ...] = Field(min_length=1)
+    program: str
+    params: dict[str, ParamType] = Field(default_factory=dict)
+    types: tuple[Type, ...] = Field(min_length=1)
+    scopes: tuple[Scope, ...] = Field(min_length=1)
+    semantic: Semantic
+    structural: Structural
+    reference: Literal["direct", "indirect"] = "direct"
+    notes: str = ""
+
+    @property
+    def parsed(self) -> Program:
+        return parse_program(self.program)
+
+    def digest(self) -> str:
+        """A hash of everything that decides the template's questions."""
+        text = self.model_dump_json()
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+BUILTIN = "taskqa.questions.templates"
+
+
+def load_templates(paths: list[Path] | None = None) -> list[Template]:
+    """The built-in templates, or those in ``paths`` (files or folders of ``*.yaml``)."""
+    sources: list[tuple[str, str]] = []
+    if paths is None:
+        folder = resources.files(BUILTIN)
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".yaml"):
+                sources.append((entry.name, entry.read_text(encoding="utf-8")))
+    else:
+        for path in paths:
+            files = sorted(path.glob("*.yaml")) if path.is_dir() else [path]
+            sources += [(f.name, f.read_text(encoding="utf-8")) for f in files]
+    templates: list[Template] = []
+    problems: list[Problem] = []
+    for name, text in sources:
+        try:
+            templates += parse_templates(text, name)
+        except InvalidInputError as error:
+            problems += error.problems
+    seen: set[str] = set()
+    for template in templates:
+        if template.id in seen:
+            problems.append(Problem(template.id, "", "template id repeats; ids must be unique"))
+        seen.add(template.id)
+    if problems:
+        raise InvalidInputError(problems)
+    return templates
+
+
+def parse_templates(text: str, file_name: str) -> list[Template]:
+    try:
+        raw: Any = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise InvalidInputError([Problem(file_name, "", f"invalid YAML: {error}")]) from None
+    if not isinstance(raw, list):
+        raise InvalidInputError([Problem(file_name, "", "expected a list of templates")])
+    templates: list[Template] = []
+    problems: list[Problem] = []
+    for index, item in enumerate(raw):
+        try:
+            template = Template.model_validate(item)
+        except ValidationError as error:
+            problems += problems_from_validation_error(file_name, [index], error)
+            continue
+        try:
+            template.parsed  # noqa: B018 - parsing is the check
+        except ProgramSyntaxError as error:
+            problems.append(Problem.at(file_name, [index, "program"], str(error)))
+            continue
+        templates.append(template)
+    if problems:
+        raise InvalidInputError(problems)
+    return templates

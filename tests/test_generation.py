@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from taskqa.causal import build_structure
+from taskqa.cli import app
+from taskqa.model import Recording
+from taskqa.programs import Program, parse_program
+from taskqa.programs.executor import answer
+from taskqa.programs.records import build_view
+from taskqa.questions.check import check_questions
+from taskqa.questions.clips import cut_clips
+from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.instantiate import Instantiator, sample_space
+from taskqa.questions.template import Template, load_templates
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import write_simulated_corpus
+from taskqa.simulation.domain import Domain
+
+SMOKE = Path(__file__).parent / "fixtures" / "templates"
+
+
+@pytest.fixture(scope="module")
+def templates() -> list[Template]:
+    return load_templates([SMOKE])
+
+
+def test_pruned_search_finds_exactly_what_brute_force_finds(
+    small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    checked = 0
+    for recording in small_corpus[:4]:
+        structure = build_structure(recording)
+        for clip in cut_clips(recording)[:3]:
+            view = build_view(recording, clip, structure, domain.templates)
+            space = sample_space(view)
+            for template in templates:
+                engine = Instantiator(template)
+                found = {
+                    tuple(sorted(i.values.items())): i.answer for i in engine.instances(view, space)
+                }
+                assert found == _brute_force(engine, view, space)
+                checked += len(found)
+    assert checked > 50
+
+
+def _brute_force(
+    engine: Instantiator, view: object, space: object
+) -> dict[tuple[tuple[str, str], ...], str]:
+    names = engine.order
+    kinds = [engine.template.params[n] for n in names]
+    results: dict[tuple[tuple[str, str], ...], str] = {}
+    pools = []
+    for name, kind in zip(names, kinds, strict=True):
+        pools.append([(name, v) for v in _all_options(space, kind)])
+    for combo in itertools.product(*pools):
+        values = dict(combo)
+        by_kind = [(engine.template.params[n], v) for n, v in values.items()]
+        if len(set(by_kind)) != len(by_kind):
+            continue  # two parameters of one type never share a value
+        if not _admissible(engine, space, values):
+            continue
+        got = answer(engine.program.fill(values), view)  # type: ignore[arg-type]
+        if got is not None:
+            results[tuple(sorted(values.items()))] = got
+    return results
+
+
+def _all_options(space: object, kind: object) -> list[str]:
+    from taskqa.questions.instantiate import MOMENTS
+    from taskqa.questions.template import ParamType
+
+    s = space  # SampleSpace
+    table = {
+        ParamType.ACTION: s.actions,  # type: ignore[attr-defined]
+        ParamType.ANY_ACTION: list(dict.fromkeys(s.actions + s.future_actions)),  # type: ignore[attr-defined]
+        ParamType.OBJECT: s.objects,  # type: ignore[attr-defined]
+        ParamType.ATTRIBUTE: s.attributes,  # type: ignore[attr-defined]
+        ParamType.VALUE: sorted({v for vs in s.values.values() for v in vs}),  # type: ignore[attr-defined]
+        ParamType.MOMENT: MOMENTS,
+    }
+    return list(table[kind])  # type: ignore[index]
+
+
+def _admissible(engine: Instantiator, space: object, values: dict[str, str]) -> bool:
+    """The sample-space narrowing the engine applies: an object's own attributes, an attribute's own values."""
+    owned = space.object_attributes  # type: ignore[attr-defined]
+    if (
+        engine.object
+        and engine.attribute
+        and values[engine.attribute] not in owned.get(values[engine.object], ())
+    ):
+        return False
+    value_names = [n for n, k in engine.template.params.items() if k.value == "value"]
+    for name in value_names:
+        if values[name] not in space.values.get(values[engine.attribute or ""], ()):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def test_generated_questions_all_check_out(
+    tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    out = tmp_path / "questions.jsonl"
+    summary = generate_file(small_corpus[:10], templates, out, GenerationConfig(), domain.templates)
+    lines = out.read_text().splitlines()
+    assert summary["counts"]["questions"] == len(lines) > 1000
+    assert set(summary["templates"]) == {t.id for t in templates}
+    records = [json.loads(line) for line in lines]
+    assert len({r["id"] for r in records}) == len(records)
+    assert {r["template"] for r in records} == {t.id for t in templates}
+    for record in records[:200]:
+        assert Program.from_json(record["program_graph"]) == parse_program(record["program"])
+        assert "{" not in record["question"]
+        assert record["answer_kind"] == ("binary" if record["answer"] in ("yes", "no") else "open")
+    checked, problems = check_questions(out, {r.id: r for r in small_corpus[:10]}, domain.templates)
+    assert (checked, problems) == (len(records), [])
+
+
+def test_texts_read_naturally(
+    tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    out = tmp_path / "q.jsonl"
+    generate_file(small_corpus[:3], templates, out, GenerationConfig(), domain.templates)
+    texts = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert any(
+        t.startswith("If the person had not ") and ", would they be able to " in t for t in texts
+    )
+    assert any(
+        t.startswith("What changed when the person gets ") or "when the person opens " in t
+        for t in texts
+    )
+
+
+def test_output_is_identical_for_any_number_of_workers(
+    tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    config = GenerationConfig(seed=5)
+    generate_file(
+        small_corpus[:6], templates, tmp_path / "one.jsonl", config, domain.templates, workers=1
+    )
+    generate_file(
+        small_corpus[:6], templates, tmp_path / "two.jsonl", config, domain.templates, workers=2
+    )
+    assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+    assert (tmp_path / "one.summary.json").read_text() == (
+        tmp_path / "two.summary.json"
+    ).read_text()
+
+
+def test_check_reports_a_tampered_answer(
+    tmp_path: Path, small_corpus: list[Recording], small_config: SimulationConfig, domain: Domain
+) -> None:
+    corpus = tmp_path / "corpus"
+    write_simulated_corpus(corpus, small_config, small_corpus[:3], domain)
+    runner = CliRunner()
+    out = tmp_path / "q.jsonl"
+    result = runner.invoke(
+        app, ["generate", str(corpus), "--out", str(out), "--templates", str(SMOKE)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["check", str(out), "--annotations", str(corpus)])
+    assert result.exit_code == 0, result.output
+    assert "answers reproduced" in result.output
+    lines = out.read_text().splitlines()
+    record = json.loads(lines[3])
+    original = record["answer"]
+    record["answer"] = "banana"
+    lines[3] = json.dumps(record)
+    out.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["check", str(out), "--annotations", str(corpus)])
+    assert result.exit_code == 1
+    assert f"q.jsonl[3].answer: stored 'banana' but the program gives {original!r}" in result.output
