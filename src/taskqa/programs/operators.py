@@ -59,12 +59,17 @@ def parse_condition(token: str) -> Step:
     return Step(token, None)
 
 
-def conditions(arguments: Sequence[Argument]) -> list[Step]:
+@lru_cache(maxsize=65536)
+def _conditions(arguments: tuple[Argument, ...]) -> tuple[Step, ...]:
     steps: list[Step] = []
     for argument in arguments:
         tokens = argument if isinstance(argument, tuple) else (argument,)
         steps += [parse_condition(t) for t in tokens if t not in SCOPES and t != "others"]
-    return steps
+    return tuple(steps)
+
+
+def conditions(arguments: Sequence[Argument]) -> Sequence[Step]:
+    return _conditions(tuple(arguments))
 
 
 def walk(interval: Interval, steps: Sequence[Step]) -> list[str] | list[Fact] | list[Interval]:

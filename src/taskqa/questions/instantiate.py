@@ -81,6 +81,14 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+# Node results of one clip, keyed by function, unbound arguments, the values of the node's own
+# placeholders and the identity of the inputs (themselves memoised results, so identities are
+# stable while the memo lives). Templates that share a sub-program share its results.
+Memo = dict[
+    tuple[str, tuple[Argument, ...], tuple[tuple[str, str], ...], tuple[int, ...]], Value | None
+]
+
+
 @dataclass(frozen=True)
 class Instance:
     values: Mapping[str, str]
@@ -99,8 +107,15 @@ class Instantiator:
             needs.append(own.union(*(needs[i] for i in node.inputs)))
         self.needs = needs
         self.binders = [tuple(_binder(a) for a in node.arguments) for node in self.program.nodes]
+        self.own = [
+            tuple(
+                sorted({p for a in n.arguments for t in _tokens(a) for p in token_placeholders(t)})
+            )
+            for n in self.program.nodes
+        ]
         self.text_binder = _compile(self.program.text)
         self.order = self._parameter_order()
+        self.ready_at = self._readiness()
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
 
@@ -115,6 +130,17 @@ class Instantiator:
                 order.append(name)
         return order
 
+    def _readiness(self) -> list[list[int]]:
+        """``ready_at[k]``: the nodes that can run once the first ``k`` parameters are bound."""
+        ready_at: list[list[int]] = []
+        done: set[int] = set()
+        for k in range(len(self.order) + 1):
+            bound = set(self.order[:k])
+            now = [i for i, need in enumerate(self.needs) if i not in done and need <= bound]
+            done.update(now)
+            ready_at.append(now)
+        return ready_at
+
     def _rank(self, name: str) -> tuple[int, str]:
         # Objects before attributes before values: each narrows what the next may take.
         kind = self.template.params[name]
@@ -123,9 +149,14 @@ class Instantiator:
             name,
         )
 
-    def instances(self, view: ClipView, space: SampleSpace) -> Iterator[Instance]:
+    def instances(
+        self, view: ClipView, space: SampleSpace, memo: Memo | None = None
+    ) -> Iterator[Instance]:
+        """Every answerable binding; ``memo`` shares node results between templates of a clip."""
         results: list[Value | None] = [None] * len(self.program.nodes)
-        yield from self._search(view, space, {}, results, 0)
+        memo = {} if memo is None else memo
+        if self._run(self.ready_at[0], view, {}, results, memo):
+            yield from self._search(view, space, {}, results, 0, memo)
 
     def _search(
         self,
@@ -134,10 +165,9 @@ class Instantiator:
         bound: dict[str, str],
         results: list[Value | None],
         depth: int,
+        memo: Memo,
     ) -> Iterator[Instance]:
         if depth == len(self.order):
-            if not self._run_ready(view, bound, results):
-                return
             final = results[-1]
             if isinstance(final, str):
                 yield Instance(dict(bound), final)
@@ -150,21 +180,35 @@ class Instantiator:
                 continue
             bound[name] = value
             trial = list(results)
-            if self._run_ready(view, bound, trial):
-                yield from self._search(view, space, bound, trial, depth + 1)
+            if self._run(self.ready_at[depth + 1], view, bound, trial, memo):
+                yield from self._search(view, space, bound, trial, depth + 1, memo)
             del bound[name]
 
-    def _run_ready(
-        self, view: ClipView, bound: Mapping[str, str], results: list[Value | None]
+    def _run(
+        self,
+        nodes: list[int],
+        view: ClipView,
+        bound: Mapping[str, str],
+        results: list[Value | None],
+        memo: Memo,
     ) -> bool:
-        """Execute every node whose placeholders are bound; False if one of them fails."""
-        for index, node in enumerate(self.program.nodes):
-            if results[index] is not None or not self.needs[index] <= bound.keys():
-                continue
-            arguments = tuple(_bind(b, bound) for b in self.binders[index])
+        """Execute ``nodes`` (now fully bound); False as soon as one of them fails."""
+        for index in nodes:
+            node = self.program.nodes[index]
             # post-order: a node's inputs need a subset of its placeholders, so they ran first
             inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
-            result = evaluate(node, arguments, inputs, view)
+            own = self.own[index]
+            key = (
+                node.function,
+                node.arguments,
+                tuple((name, bound[name]) for name in own),
+                tuple(id(i) for i in inputs),
+            )
+            if key in memo:
+                result = memo[key]
+            else:
+                arguments = tuple(_bind(b, bound) for b in self.binders[index])
+                result = memo[key] = evaluate(node, arguments, inputs, view)
             if result is None:
                 return False
             results[index] = result

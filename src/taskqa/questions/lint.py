@@ -43,8 +43,6 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
 """The condition keys a parameter of each type may fill in a program: ``hoi@{a}``, ``obj@{o}``."""
 
 # Functions whose arguments are condition paths read by the executor.
-_CONDITION_FUNCTIONS = ("filter", "query", "verify", "counterfactual")
-_SCOPES = ("video", "all", "future", "others")
 _TEXT_SLOT = re.compile(r"\{([^{}]*)\}")
 _TEXT_SLOT_BODY = re.compile(r"([a-z]+[0-9]*)(?::([a-z]+))?")
 _UNKNOWN_FUNCTION = re.compile(r"unknown function '([^']*)'")
