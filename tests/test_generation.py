@@ -176,3 +176,22 @@ def test_check_reports_a_tampered_answer(
     result = runner.invoke(app, ["check", str(out), "--annotations", str(corpus)])
     assert result.exit_code == 1
     assert f"q.jsonl[3].answer: stored 'banana' but the program gives {original!r}" in result.output
+
+
+def test_generation_runs_on_egotaskqa_annotations(
+    tmp_path: Path, small_corpus: list[Recording], domain: Domain
+) -> None:
+    from taskqa.sources.egotaskqa import write_egotaskqa
+
+    folder = tmp_path / "egotaskqa"
+    write_egotaskqa(small_corpus[:2], folder, domain.templates)
+    (folder / "taskqa_meta.json").unlink()  # only what EgoTaskQA's own files carry
+    runner = CliRunner()
+    out = tmp_path / "q.jsonl"
+    result = runner.invoke(
+        app, ["generate", str(folder), "--out", str(out), "--templates", str(SMOKE)]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) > 100
+    result = runner.invoke(app, ["check", str(out), "--annotations", str(folder)])
+    assert result.exit_code == 0, result.output
