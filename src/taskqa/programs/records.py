@@ -13,8 +13,8 @@ An interval is one action. Its **fields** are single words or phrases a question
 
 Its **facts** are records of three kinds: ``change`` (obj, attribute, before, after),
 ``state`` (obj, attribute, value, type = before/after) and ``relation`` (subject, relation,
-object, type, kind). Visibility states are facts too; ``unknown`` values are left out, so no
-question can be built on them.
+object, type, kind). Visibility is a state but never a change: it follows where people look,
+not what they do. ``unknown`` values are left out, so no question can be built on them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from taskqa.causal import CausalStructure
-from taskqa.model import UNKNOWN, ActionSegment, Recording
+from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, ActionSegment, Recording
 from taskqa.questions.clips import Clip
 from taskqa.sources.lemma_actions import format_action
 
@@ -190,6 +190,8 @@ def _facts(action: ActionSegment, person: str) -> tuple[Fact, ...]:
         if transition.is_agent:
             continue
         for attribute in transition.changed_attributes():
+            if attribute in VIEWPOINT_ATTRIBUTES:
+                continue  # turning one's head is no change to the object (see causal docs)
             before = transition.before.attributes.get(attribute)
             after = transition.after.attributes.get(attribute)
             if before and after and UNKNOWN not in (before, after):
