@@ -15,10 +15,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench_simulate import _rss_bytes, _tree
+from bench_simulate import measure
 
 TARGET_SECONDS = 60.0
 TARGET_QUESTIONS = 300_000
@@ -31,16 +30,7 @@ def _taskqa(*args: str) -> list[str]:
 
 def run_generate(corpus: Path, out: Path, workers: int) -> tuple[float, int]:
     command = _taskqa("generate", str(corpus), "--out", str(out), "--workers", str(workers))
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, _rss_bytes(_tree(process.pid)))
-        time.sleep(0.05)
-    elapsed = time.perf_counter() - started
-    if process.returncode != 0:
-        raise SystemExit(process.stderr.read().decode() if process.stderr else "failed")
-    return elapsed, peak
+    return measure(command, interval=0.05)
 
 
 def main() -> None:

@@ -60,12 +60,17 @@ def run_once(episodes: int, workers: int, out: Path) -> tuple[float, int]:
         "--out",
         str(out),
     ]
+    return measure(command)
+
+
+def measure(command: list[str], interval: float = 0.02) -> tuple[float, int]:
+    """Wall time of ``command`` and the peak summed RSS of its process tree, in bytes."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     while process.poll() is None:
         peak = max(peak, _rss_bytes(_tree(process.pid)))
-        time.sleep(0.02)
+        time.sleep(interval)
     elapsed = time.perf_counter() - started
     if process.returncode != 0:
         raise SystemExit(process.stderr.read().decode() if process.stderr else "failed")
