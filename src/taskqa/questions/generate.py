@@ -29,15 +29,8 @@ from taskqa.questions.clips import ClipConfig, cut_clips
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, sample_space
 from taskqa.questions.realize import render
 from taskqa.questions.records import Question
-from taskqa.questions.template import ParamType, Template
+from taskqa.questions.template import ACTION_PARAMS, Template
 from taskqa.simulation.config import derive_seed
-
-ACTION_TYPES = {
-    ParamType.ACTION,
-    ParamType.OTHER_ACTION,
-    ParamType.FUTURE_ACTION,
-    ParamType.ANY_ACTION,
-}
 
 
 class GenerationConfig(BaseModel):
@@ -92,7 +85,7 @@ def _question(
         return None
     identifier = question_id(clip, template.id, dict(instance.values))
     variant = derive_seed(config.seed, identifier) % len(template.texts)
-    actions = {n for n, kind in template.params.items() if kind in ACTION_TYPES}
+    actions = {n for n, kind in template.params.items() if kind in ACTION_PARAMS}
     text = render(template.texts[variant], instance.values, actions)
     if template.semantic == "object" and _mentions(text, instance.answer):
         return None  # the question would give its answer away

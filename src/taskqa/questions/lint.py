@@ -17,18 +17,14 @@ from collections.abc import Iterator, Sequence
 from taskqa.problems import Location, Problem
 from taskqa.programs import FUNCTIONS, Program, ProgramSyntaxError, parse_program
 from taskqa.programs.syntax import PLACEHOLDER
-from taskqa.questions.template import ParamType, Template
+from taskqa.questions.realize import FORMS
+from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
 ROOTS = ("query", "verify", "depend")
 """Functions whose result is an answer; a program must end in one of them."""
 VERIFY_ROOTS = ("verify", "depend")
 """Roots whose answer is yes or no: the template's ``structural`` is ``verify`` exactly here."""
 
-ACTION_TYPES = frozenset(
-    {ParamType.ACTION, ParamType.OTHER_ACTION, ParamType.FUTURE_ACTION, ParamType.ANY_ACTION}
-)
-TEXT_FORMS = ("ing", "base", "pp")
-"""Forms a text may ask of an action parameter: ``{a:ing}``, ``{a:base}``, ``{a:pp}``."""
 
 KEYS: dict[ParamType, tuple[str, ...]] = {
     ParamType.ACTION: ("hoi",),
@@ -42,7 +38,6 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
 }
 """The condition keys a parameter of each type may fill in a program: ``hoi@{a}``, ``obj@{o}``."""
 
-# Functions whose arguments are condition paths read by the executor.
 _TEXT_SLOT = re.compile(r"\{([^{}]*)\}")
 _TEXT_SLOT_BODY = re.compile(r"([a-z]+[0-9]*)(?::([a-z]+))?")
 _UNKNOWN_FUNCTION = re.compile(r"unknown function '([^']*)'")
@@ -113,12 +108,12 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                 continue
             if form is None:
                 continue
-            if form not in TEXT_FORMS:
+            if form not in FORMS:
                 yield (
                     location,
-                    f"unknown form {match.group(0)}; forms are " + ", ".join(TEXT_FORMS),
+                    f"unknown form {match.group(0)}; forms are " + ", ".join(FORMS),
                 )
-            elif declared[name] not in ACTION_TYPES:
+            elif declared[name] not in ACTION_PARAMS:
                 yield (
                     location,
                     f"{match.group(0)}: forms apply only to action parameters, "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-FORMS = ("ing", "base", "pp")
+FORMS = ("ing", "base", "pp")  # what a text may ask of an action: {a:ing}, {a:base}, {a:pp}
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
 
 # verb -> (third person, gerund, past participle); regular verbs follow the rules below.

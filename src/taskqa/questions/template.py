@@ -31,6 +31,11 @@ class ParamType(StrEnum):
     MOMENT = "moment"  # before / after
 
 
+ACTION_PARAMS = frozenset(
+    {ParamType.ACTION, ParamType.OTHER_ACTION, ParamType.FUTURE_ACTION, ParamType.ANY_ACTION}
+)
+"""Parameter types whose values are actions: texts inflect them, programs match them by hoi."""
+
 Type = Literal["descriptive", "predictive", "counterfactual", "explanatory"]
 Scope = Literal["world", "intent", "multi-agent"]
 Semantic = Literal["action", "object", "state", "change"]
