@@ -195,3 +195,46 @@ def test_generation_runs_on_egotaskqa_annotations(
     assert len(out.read_text().splitlines()) > 100
     result = runner.invoke(app, ["check", str(out), "--annotations", str(folder)])
     assert result.exit_code == 0, result.output
+
+
+def test_questions_export_to_egotaskqa_qa_files(
+    tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    out = tmp_path / "q.jsonl"
+    generate_file(small_corpus[:2], templates, out, GenerationConfig(), domain.templates)
+    result = CliRunner().invoke(app, ["export-egotaskqa", str(out), "--out", str(tmp_path / "ego")])
+    assert result.exit_code == 0, result.output
+    records = json.loads((tmp_path / "ego" / "tagged_qas.json").read_text())
+    ours = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == len(ours)
+    first = records[0]
+    assert set(first) == {
+        "question",
+        "program",
+        "answer",
+        "interval",
+        "type",
+        "category",
+        "semantic",
+        "structural",
+        "step",
+        "reference",
+        "reasoning_type",
+        "video_id",
+        "question_id",
+    }
+    assert first["interval"] == ours[0]["clip"] and first["question_id"] == 0
+    assert first["reasoning_type"] == "$".join(
+        [
+            *ours[0]["types"],
+            *ours[0]["scopes"],
+            ours[0]["semantic"],
+            ours[0]["structural"],
+            "direct",
+        ]
+    )
+    intervals = json.loads((tmp_path / "ego" / "vid_intervals.json").read_text())
+    assert intervals == sorted({r["interval"] for r in records})
+    # video ids count intervals in order of first appearance, as the released pipeline does
+    order = list(dict.fromkeys(r["interval"] for r in records))
+    assert all(r["video_id"] == order.index(r["interval"]) for r in records[:300])

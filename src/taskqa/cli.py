@@ -268,6 +268,22 @@ def check(
     console.print(f"[green]✓[/green] all {checked} answers reproduced", highlight=False)
 
 
+@app.command("export-egotaskqa")
+def export_egotaskqa(
+    questions: Annotated[Path, typer.Argument(help="A questions JSONL file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the EgoTaskQA QA files.")],
+) -> None:
+    """Write questions as EgoTaskQA's released QA files (tagged_qas.json, vid_intervals.json)."""
+    from taskqa.questions.egotaskqa_format import write_egotaskqa_questions
+    from taskqa.questions.records import read_questions
+
+    try:
+        count = write_egotaskqa_questions((q for _, q in read_questions(questions)), out)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    console.print(f"wrote {count} questions to {out}", highlight=False)
+
+
 @app.command("lint-templates")
 def lint_templates_command(
     paths: Annotated[

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from taskqa.causal import build_structure
 from taskqa.model import Recording
-from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
+from taskqa.problems import Problem
 from taskqa.programs import Program, parse_program
 from taskqa.programs.executor import answer
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, summary_path
-from taskqa.questions.records import Question
+from taskqa.questions.records import read_questions
 
 
 def read_generation_config(questions: Path) -> GenerationConfig:
@@ -39,7 +37,7 @@ def check_questions(
     checked = 0
     views: dict[str, ClipView] = {}
     current = ""
-    for index, question in _read(questions):
+    for index, question in read_questions(questions):
         if question.recording not in recordings:
             problems.append(
                 Problem.at(
@@ -88,16 +86,3 @@ def _views(
         clip.id: build_view(recording, clip, structure, verb_templates)
         for clip in cut_clips(recording, config.clips)
     }
-
-
-def _read(path: Path) -> Iterator[tuple[int, Question]]:
-    with path.open(encoding="utf-8") as stream:
-        for index, line in enumerate(stream):
-            if not line.strip():
-                continue
-            try:
-                yield index, Question.model_validate_json(line)
-            except ValidationError as error:
-                raise InvalidInputError(
-                    problems_from_validation_error(path.name, [index], error)
-                ) from None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from taskqa.problems import InvalidInputError, problems_from_validation_error
 
 
 class Question(BaseModel):
@@ -33,3 +37,16 @@ class Question(BaseModel):
     def reasoning_type(self) -> str:
         """EgoTaskQA's ``$``-joined tag string (type, scope, semantic, structural, reference)."""
         return "$".join([*self.types, *self.scopes, self.semantic, self.structural, self.reference])
+
+
+def read_questions(path: Path) -> Iterator[tuple[int, Question]]:
+    """Questions of a JSONL file with their line index; a bad line raises with its path."""
+    with path.open(encoding="utf-8") as stream:
+        for index, line in enumerate(stream):
+            if not line.strip():
+                continue
+            try:
+                yield index, Question.model_validate_json(line)
+            except ValidationError as error:
+                problems = problems_from_validation_error(path.name, [index], error)
+                raise InvalidInputError(problems) from None
