@@ -120,6 +120,22 @@ def test_generated_questions_all_check_out(
         assert record["answer_kind"] == ("binary" if record["answer"] in ("yes", "no") else "open")
     checked, problems = check_questions(out, {r.id: r for r in small_corpus[:10]}, domain.templates)
     assert (checked, problems) == (len(records), [])
+    levels = {r["obfuscation"] for r in records}
+    assert levels == {0, 1, 2}
+    hidden = [r for r in records if r["obfuscation"] == 2]
+    assert all("something" in r["question"] and "action@" in r["program"] for r in hidden)
+
+
+def test_obfuscation_can_be_turned_off(
+    tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
+) -> None:
+    out = tmp_path / "plain.jsonl"
+    generate_file(
+        small_corpus[:3], templates, out, GenerationConfig(obfuscation=0), domain.templates
+    )
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["obfuscation"] for r in records} == {0}
+    assert not any("action@" in r["program"] for r in records)
 
 
 def test_texts_read_naturally(

@@ -214,6 +214,10 @@ def generate(
         list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
     ] = None,
     clip_seconds: Annotated[float, typer.Option(help="Target clip length in seconds.")] = 25.0,
+    obfuscation: Annotated[
+        int,
+        typer.Option(min=0, max=2, help="Most objects of an action said as 'something' (0-2)."),
+    ] = 2,
 ) -> None:
     """Generate every question of every template on every clip (EgoTaskQA style)."""
     from taskqa.convert import read_recordings
@@ -226,7 +230,9 @@ def generate(
         chosen = load_templates(templates)
     except InvalidInputError as error:
         raise _fail(error) from None
-    config = GenerationConfig(seed=seed, clips=ClipConfig(seconds=clip_seconds))
+    config = GenerationConfig(
+        seed=seed, clips=ClipConfig(seconds=clip_seconds), obfuscation=obfuscation
+    )
     with _progress() as progress:
         task = progress.add_task("generating", total=len(recordings))
         summary = generate_file(

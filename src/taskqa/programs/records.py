@@ -5,6 +5,7 @@ An interval is one action. Its **fields** are single words or phrases a question
 | field | value |
 |---|---|
 | ``action`` | the action with its first two objects hidden: ``get something from something`` |
+| ``action1`` | the action with its first object hidden: ``get something from fridge`` |
 | ``hoi`` | the full action: ``get orange from fridge`` |
 | ``verb``, ``obj``, ``task`` | the verb, every object involved, the task labels |
 | ``agent`` | ``me`` for the clip's person, ``the other person`` otherwise |
@@ -86,12 +87,14 @@ def plain_action(action: ActionSegment, templates: Mapping[str, str] | None = No
     return text[:1].lower() + text[1:]
 
 
-def hidden_action(action: ActionSegment, templates: Mapping[str, str] | None = None) -> str:
-    """The action with the objects of its first two filled slots said as ``something``."""
+def hidden_action(
+    action: ActionSegment, templates: Mapping[str, str] | None = None, count: int = 2
+) -> str:
+    """The action with the objects of its first ``count`` filled slots said as ``something``."""
     slots = action.slots.model_copy()
     hidden = 0
     for name in ("patient", "source", "destination", "instrument"):
-        if getattr(slots, name) and hidden < 2:
+        if getattr(slots, name) and hidden < count:
             setattr(slots, name, ["something"])
             hidden += 1
     return plain_action(action.model_copy(update={"slots": slots}), templates)
@@ -127,6 +130,7 @@ def _interval(
 ) -> Interval:
     fields = {
         "action": (hidden_action(action, templates),),
+        "action1": (hidden_action(action, templates, count=1),),
         "hoi": (plain_action(action, templates),),
         "verb": (action.verb,),
         "obj": tuple(action.slots.objects()),

@@ -24,9 +24,9 @@ from taskqa import __version__
 from taskqa.atomic import write_text
 from taskqa.causal import DependencyRules, build_structure
 from taskqa.model import Recording
-from taskqa.programs.records import build_view
+from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.clips import ClipConfig, cut_clips
-from taskqa.questions.instantiate import Instance, Instantiator, Memo, sample_space
+from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import render
 from taskqa.questions.records import Question
 from taskqa.questions.template import ACTION_PARAMS, Template
@@ -38,6 +38,12 @@ class GenerationConfig(BaseModel):
 
     seed: int = 0
     clips: ClipConfig = Field(default_factory=ClipConfig)
+    obfuscation: int = Field(
+        default=2,
+        ge=0,
+        le=2,
+        description="Most objects of an action reference said as 'something' (EgoTaskQA: 2).",
+    )
     spatial: bool = True
     include_visibility: bool = False
 
@@ -58,18 +64,68 @@ def questions_for_recording(
     verb_templates: dict[str, str] | None = None,
 ) -> list[Question]:
     structure = build_structure(recording, config.rules)
-    engines = [Instantiator(t) for t in templates]
+    engines = [(Instantiator(t), _obfuscated(t, config.obfuscation)) for t in templates]
     questions: list[Question] = []
     for clip in cut_clips(recording, config.clips):
         view = build_view(recording, clip, structure, verb_templates)
         space = sample_space(view)
         memo: Memo = {}
-        for engine in engines:
+        for engine, variants in engines:
             for instance in engine.instances(view, space, memo):
-                question = _question(recording, clip.id, clip.agent, engine, instance, config)
+                level, shown = _hide_objects(engine, variants, instance, view, space, memo)
+                question = _question(
+                    recording,
+                    clip.id,
+                    clip.agent,
+                    variants.get(level, engine),
+                    instance,
+                    shown,
+                    level,
+                    config,
+                )
                 if question is not None:
                     questions.append(question)
     return questions
+
+
+def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
+    """Engines for the template with action references matched on hidden objects, by level."""
+    actions = [n for n, kind in template.params.items() if kind in ACTION_PARAMS]
+    if not actions:
+        return {}
+    variants: dict[int, Instantiator] = {}
+    for level in range(most, 0, -1):
+        program = template.program
+        for name in actions:
+            program = program.replace(f"hoi@{{{name}}}", f"{HIDDEN_FIELD[level]}@{{{name}}}")
+        variants[level] = Instantiator(template.model_copy(update={"program": program}))
+    return variants
+
+
+HIDDEN_FIELD = {1: "action1", 2: "action"}
+
+
+def _hide_objects(
+    engine: Instantiator,
+    variants: dict[int, Instantiator],
+    instance: Instance,
+    view: ClipView,
+    space: SampleSpace,
+    memo: Memo,
+) -> tuple[int, dict[str, str]]:
+    """The most objects that can be hidden without changing the answer, and the values then.
+
+    As in EgoTaskQA's release, an action is referred to with its first objects said as
+    "something" whenever that still picks out the same action and gives the same answer.
+    """
+    for level, variant in variants.items():
+        shown = {
+            name: space.hidden[value][level - 1] if name in variant.action_params else value
+            for name, value in instance.values.items()
+        }
+        if variant.answer_for(view, shown, memo) == instance.answer:
+            return level, shown
+    return 0, dict(instance.values)
 
 
 def _question(
@@ -78,6 +134,8 @@ def _question(
     agent: str,
     engine: Instantiator,
     instance: Instance,
+    shown: dict[str, str],
+    level: int,
     config: GenerationConfig,
 ) -> Question | None:
     template = engine.template
@@ -85,8 +143,7 @@ def _question(
         return None
     identifier = question_id(clip, template.id, dict(instance.values))
     variant = derive_seed(config.seed, identifier) % len(template.texts)
-    actions = {n for n, kind in template.params.items() if kind in ACTION_PARAMS}
-    text = render(template.texts[variant], instance.values, actions)
+    text = render(template.texts[variant], shown, set(engine.action_params))
     if template.semantic == "object" and _mentions(text, instance.answer):
         return None  # the question would give its answer away
     return Question.model_construct(
@@ -96,8 +153,8 @@ def _question(
         agent=agent,
         template=template.id,
         question=text,
-        program=engine.filled_text(instance.values),
-        program_graph=engine.filled_graph(instance.values),
+        program=engine.filled_text(shown),
+        program_graph=engine.filled_graph(shown),
         answer=instance.answer,
         answer_kind="binary" if instance.answer in ("yes", "no") else "open",
         types=list(template.types),
@@ -106,7 +163,8 @@ def _question(
         structural=template.structural,
         reference=template.reference,
         steps=engine.program.size,
-        params=dict(instance.values),
+        obfuscation=level,
+        params=shown,
     )
 
 

@@ -19,7 +19,7 @@ from taskqa.programs.graph import Argument, Program
 from taskqa.programs.operators import Value
 from taskqa.programs.records import ClipView
 from taskqa.programs.syntax import quote_value, substitute, token_placeholders
-from taskqa.questions.template import ParamType, Template
+from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
 MOMENTS = ("before", "after")
 VIEWPOINT_NAMES = frozenset(a.value for a in VIEWPOINT_ATTRIBUTES)
@@ -36,6 +36,7 @@ class SampleSpace:
     attributes: tuple[str, ...]
     values: Mapping[str, tuple[str, ...]]
     object_attributes: Mapping[str, tuple[str, ...]]
+    hidden: Mapping[str, tuple[str, str]]  # action text -> (first object hidden, first two hidden)
 
     def options(
         self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, obj: str | None
@@ -74,6 +75,10 @@ def sample_space(view: ClipView) -> SampleSpace:
         attributes=tuple(sorted(values)),
         values={a: tuple(sorted(set(v))) for a, v in values.items()},
         object_attributes={o: tuple(sorted(set(a))) for o, a in owned.items()},
+        hidden={
+            i.value("hoi")[0]: (i.value("action1")[0], i.value("action")[0])
+            for i in (*view.observed, *view.future, *view.others)
+        },
     )
 
 
@@ -116,6 +121,9 @@ class Instantiator:
         self.text_binder = _compile(self.program.text)
         self.order = self._parameter_order()
         self.ready_at = self._readiness()
+        self.action_params = frozenset(
+            n for n, kind in template.params.items() if kind in ACTION_PARAMS
+        )
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
 
@@ -213,6 +221,14 @@ class Instantiator:
                 return False
             results[index] = result
         return True
+
+    def answer_for(self, view: ClipView, values: Mapping[str, str], memo: Memo) -> str | None:
+        """The answer of one complete binding, or None."""
+        results: list[Value | None] = [None] * len(self.program.nodes)
+        if not self._run(list(range(len(self.program.nodes))), view, values, results, memo):
+            return None
+        final = results[-1]
+        return final if isinstance(final, str) else None
 
     def filled_text(self, values: Mapping[str, str]) -> str:
         """The program's one-line form with ``values`` filled in (what ``Program.fill`` gives)."""
