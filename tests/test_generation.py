@@ -16,6 +16,7 @@ from taskqa.programs.records import build_view
 from taskqa.questions.check import check_questions
 from taskqa.questions.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instantiator, sample_space
 from taskqa.questions.template import Template, load_templates
 from taskqa.simulation.config import SimulationConfig
@@ -110,10 +111,20 @@ def test_generated_questions_all_check_out(
     summary = generate_file(small_corpus[:10], templates, out, GenerationConfig(), domain.templates)
     lines = out.read_text().splitlines()
     assert summary["counts"]["questions"] == len(lines) > 1000
-    assert set(summary["templates"]) == {t.id for t in templates}
+    expanded = with_indirect(templates)
+    assert set(summary["templates"]) == {t.id for t in expanded}
     records = [json.loads(line) for line in lines]
     assert len({r["id"] for r in records}) == len(records)
-    assert {r["template"] for r in records} == {t.id for t in templates}
+    assert {r["template"] for r in records} >= {t.id for t in templates}
+    indirect = [r for r in records if r["reference"] == "indirect"]
+    assert {r["template"].rsplit("/", 1)[1].split("-")[0] for r in indirect} == {
+        "first",
+        "last",
+        "after",
+        "before",
+    }
+    assert any("when the person does the first action" in r["question"] for r in indirect)
+    assert all("iterate_until" in r["program"] for r in indirect)
     for record in records[:200]:
         assert Program.from_json(record["program_graph"]) == parse_program(record["program"])
         assert "{" not in record["question"]
@@ -254,3 +265,28 @@ def test_questions_export_to_egotaskqa_qa_files(
     # video ids count intervals in order of first appearance, as the released pipeline does
     order = list(dict.fromkeys(r["interval"] for r in records))
     assert all(r["video_id"] == order.index(r["interval"]) for r in records[:300])
+
+
+def test_indirect_variants_of_the_built_in_templates_lint_clean() -> None:
+    from taskqa.questions.lint import lint_templates
+
+    built_in = load_templates()
+    expanded = with_indirect(built_in)
+    assert lint_templates(expanded) == []
+    variant = next(t for t in expanded if t.id == "descriptive/world/object-changed/before-a")
+    assert variant.reference == "indirect"
+    assert variant.texts[0] == "What changed when the person does the action right before {r1:ing}?"
+    assert variant.program == (
+        "query(change, obj$, iterate_until(backward, localize(before, only(filter(hoi@{r1}, video)))))"
+    )
+    # no "right before the action right after ..." chains
+    assert not any(
+        "/after-" in t.id or "/before-" in t.id
+        for t in expanded
+        if "localize(" in built_in_program(built_in, t)
+    )
+
+
+def built_in_program(built_in: list[Template], variant: Template) -> str:
+    base = variant.id.rsplit("/", 1)[0] if variant.reference == "indirect" else variant.id
+    return next((t.program for t in built_in if t.id == base), "")

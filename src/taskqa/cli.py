@@ -218,6 +218,9 @@ def generate(
         int,
         typer.Option(min=0, max=2, help="Most objects of an action said as 'something' (0-2)."),
     ] = 2,
+    indirect: Annotated[
+        bool, typer.Option(help="Also refer to actions indirectly (the first action, ...).")
+    ] = True,
 ) -> None:
     """Generate every question of every template on every clip (EgoTaskQA style)."""
     from taskqa.convert import read_recordings
@@ -231,7 +234,10 @@ def generate(
     except InvalidInputError as error:
         raise _fail(error) from None
     config = GenerationConfig(
-        seed=seed, clips=ClipConfig(seconds=clip_seconds), obfuscation=obfuscation
+        seed=seed,
+        clips=ClipConfig(seconds=clip_seconds),
+        obfuscation=obfuscation,
+        indirect=indirect,
     )
     with _progress() as progress:
         task = progress.add_task("generating", total=len(recordings))

@@ -26,6 +26,7 @@ from taskqa.causal import DependencyRules, build_structure
 from taskqa.model import Recording
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.clips import ClipConfig, cut_clips
+from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import render
 from taskqa.questions.records import Question
@@ -38,6 +39,9 @@ class GenerationConfig(BaseModel):
 
     seed: int = 0
     clips: ClipConfig = Field(default_factory=ClipConfig)
+    indirect: bool = Field(
+        default=True, description="Also make indirect-reference variants of direct templates."
+    )
     obfuscation: int = Field(
         default=2,
         ge=0,
@@ -195,6 +199,8 @@ def generate_file(
     on_progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Write every question to ``out`` (JSONL) and its summary beside it; return the summary."""
+    if config.indirect:
+        templates = with_indirect(templates)
     work = partial(_recording_lines, list(templates), config, verb_templates)
     payloads = [r.model_dump_json() for r in recordings]
     counts: Counter[str] = Counter()
