@@ -117,14 +117,22 @@ def test_generated_questions_all_check_out(
     assert len({r["id"] for r in records}) == len(records)
     assert {r["template"] for r in records} >= {t.id for t in templates}
     indirect = [r for r in records if r["reference"] == "indirect"]
-    assert {r["template"].rsplit("/", 1)[1].split("-")[0] for r in indirect} == {
+    assert {r["template"].rsplit("/", 1)[1].rsplit("-", 1)[0] for r in indirect} == {
         "first",
         "last",
         "after",
         "before",
+        "changed",
+        "first-changed",
+        "last-changed",
     }
     assert any("when the person does the first action" in r["question"] for r in indirect)
-    assert all("iterate_until" in r["program"] for r in indirect)
+    assert all("iterate_until" in r["program"] or "filter(change" in r["program"] for r in indirect)
+    by_object = [r for r in indirect if "changed-o" in r["template"]]
+    assert by_object
+    assert all("obj@<query(change, obj$" in r["program"] for r in by_object)
+    assert all("object whose status changed in the video" in r["question"] for r in by_object)
+    assert not any("in the video's" in r["question"] for r in by_object)
     for record in records[:200]:
         assert Program.from_json(record["program_graph"]) == parse_program(record["program"])
         assert "{" not in record["question"]
@@ -290,3 +298,43 @@ def test_indirect_variants_of_the_built_in_templates_lint_clean() -> None:
 def built_in_program(built_in: list[Template], variant: Template) -> str:
     base = variant.id.rsplit("/", 1)[0] if variant.reference == "indirect" else variant.id
     return next((t.program for t in built_in if t.id == base), "")
+
+
+def test_a_filter_that_changes_nothing_makes_the_question_degenerate(
+    small_corpus: list[Recording], domain: Domain
+) -> None:
+    template = Template(
+        id="t/next-with-object",
+        texts=("What did the person do with {o} after {a:ing}?",),
+        program="query(hoi$, iterate_until(forward, localize(after, only(filter(hoi@{a}, video)), filter(obj@{o}, video))))",
+        params={"a": "action", "o": "object"},
+        types=("descriptive",),
+        scopes=("world",),
+        semantic="action",
+        structural="query",
+    )
+    without_filter = parse_program(
+        "query(hoi$, iterate_until(forward, localize(after, only(filter(hoi@{a}, video)), video)))"
+    )
+    kept = rejected = 0
+    for recording in small_corpus[:6]:
+        structure = build_structure(recording)
+        for clip in cut_clips(recording):
+            view = build_view(recording, clip, structure, domain.templates)
+            space = sample_space(view)
+            engine = Instantiator(template)
+            found = {tuple(sorted(i.values.items())): i.answer for i in engine.instances(view, space)}
+            for values, expected in _brute_force(engine, view, space).items():
+                simpler = answer(without_filter.fill(dict(values)), view)
+                if simpler == expected:
+                    assert values not in found  # "with {o}" adds nothing: rejected
+                    rejected += 1
+                else:
+                    assert found[values] == expected
+                    kept += 1
+            assert engine.degenerate == sum(
+                1
+                for values, expected in _brute_force(engine, view, space).items()
+                if answer(without_filter.fill(dict(values)), view) == expected
+            )
+    assert kept > 10 and rejected > 10

@@ -250,9 +250,10 @@ def generate(
             workers,
             lambda n: progress.advance(task, n),
         )
+    dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
     console.print(
-        f"wrote {summary['counts'].get('questions', 0)} questions to {out} "
-        f"(summary: {summary_path(out)})",
+        f"wrote {summary['counts'].get('questions', 0):,} questions to {out} "
+        f"(rejected: {dropped or 'none'}; summary: {summary_path(out)})",
         highlight=False,
     )
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from taskqa.causal import Link
-from taskqa.programs.graph import Argument
+from taskqa.programs.graph import Argument, Program
 from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
-from taskqa.programs.syntax import unquote
+from taskqa.programs.syntax import parse_program, unquote
 
 Value = tuple[Interval, ...] | Interval | str
 Handler = Callable[[ClipView, Sequence[Argument], Sequence[Value]], Value]
@@ -68,8 +68,41 @@ def _conditions(arguments: tuple[Argument, ...]) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def conditions(arguments: Sequence[Argument]) -> Sequence[Step]:
-    return _conditions(tuple(arguments))
+def conditions(arguments: Sequence[Argument], view: ClipView | None = None) -> Sequence[Step]:
+    """The condition path of a node; nested programs in values are run on ``view``."""
+    steps = _conditions(tuple(arguments))
+    if view is None or not any(s.value is not None and s.value.startswith("<") for s in steps):
+        return steps
+    return tuple(_resolved(step, view) for step in steps)
+
+
+def _resolved(step: Step, view: ClipView) -> Step:
+    """``obj@<query(...)>``: the nested program's answer on this clip becomes the value."""
+    text = step.value
+    if text is None or not (text.startswith("<") and text.endswith(">")):
+        return step
+    if text not in view.nested:
+        view.nested[text] = _run_nested(_nested_program(text[1:-1]), view)
+    value = view.nested[text]
+    if value is None:
+        raise Unanswerable(f"the reference {text} points to nothing")
+    return Step(step.key, value)
+
+
+@lru_cache(maxsize=1024)
+def _nested_program(text: str) -> Program:
+    return parse_program(text)
+
+
+def _run_nested(program: Program, view: ClipView) -> str | None:
+    results: list[Value] = []
+    try:
+        for node in program.nodes:
+            inputs = [results[i] for i in node.inputs]
+            results.append(HANDLERS[node.function](view, node.arguments, inputs))
+    except Unanswerable:
+        return None
+    return results[-1] if isinstance(results[-1], str) else None
 
 
 def walk(interval: Interval, steps: Sequence[Step]) -> list[str] | list[Fact] | list[Interval]:
@@ -129,9 +162,10 @@ def _literal(arguments: Sequence[Argument], allowed: tuple[str, ...]) -> str:
     raise Unanswerable(f"expected one of {allowed}")
 
 
-def _candidates(
+def candidates(
     view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 ) -> tuple[Interval, ...]:
+    """The intervals a selecting node starts from: its input, else its scope, else the video."""
     scope = _scope(view, arguments)
     if inputs:
         return _intervals(inputs[-1])
@@ -141,12 +175,12 @@ def _candidates(
 # --- the nine operators ----------------------------------------------------------------------
 @operator("filter")
 def _filter(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
-    pool = _candidates(view, arguments, inputs)
+    pool = candidates(view, arguments, inputs)
     if any(a == "others" or (isinstance(a, tuple) and "others" in a) for a in arguments):
         pool = tuple(
             o for o in view.others if any(o.start < i.end and i.start < o.end for i in pool)
         )
-    steps = conditions(arguments)
+    steps = conditions(arguments, view)
     kept = tuple(i for i in pool if matches(i, steps))
     if not kept:
         raise Unanswerable("nothing matches")
@@ -186,7 +220,7 @@ def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Va
 @operator("iterate_until")
 def _iterate_until(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     direction = _literal(arguments, ("forward", "backward"))
-    pool = sorted(_candidates(view, arguments, inputs), key=lambda i: (i.start, i.end))
+    pool = sorted(candidates(view, arguments, inputs), key=lambda i: (i.start, i.end))
     if not pool:
         raise Unanswerable("no intervals")
     return pool[0] if direction == "forward" else pool[-1]
@@ -194,7 +228,7 @@ def _iterate_until(view: ClipView, arguments: Sequence[Argument], inputs: Sequen
 
 @operator("query")
 def _query(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
-    found = walk(_single(inputs[0]), conditions(arguments))
+    found = walk(_single(inputs[0]), conditions(arguments, view))
     values = {v for v in found if isinstance(v, str)}
     if len(values) != 1 or len(found) == 0:
         raise Unanswerable(f"{len(values)} values where one was needed")
@@ -203,7 +237,7 @@ def _query(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
 
 @operator("verify")
 def _verify(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
-    return "yes" if walk(_single(inputs[0]), conditions(arguments)) else "no"
+    return "yes" if walk(_single(inputs[0]), conditions(arguments, view)) else "no"
 
 
 @operator("pred")
@@ -219,8 +253,8 @@ def _pred(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 def _counterfactual(
     view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 ) -> Value:
-    pool = _candidates(view, arguments, inputs)
-    steps = conditions(arguments)
+    pool = candidates(view, arguments, inputs)
+    steps = conditions(arguments, view)
     removed = [i for i in pool if matches(i, steps)]
     if len(removed) != 1:
         raise Unanswerable("the counterfactual must remove exactly one action")

@@ -70,6 +70,8 @@ class ClipView:
     others: tuple[Interval, ...]
     structure: CausalStructure
     by_id: Mapping[str, Interval] = field(default_factory=dict)
+    # results of nested programs (``obj@<query(...)>``), which depend on the clip alone
+    nested: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def video(self) -> tuple[Interval, ...]:

@@ -33,6 +33,8 @@ from taskqa.questions.records import Question
 from taskqa.questions.template import ACTION_PARAMS, Template
 from taskqa.simulation.config import derive_seed
 
+Lines = list[tuple[str, list[str]]]  # a question's JSON line and the summary tags it counts in
+
 
 class GenerationConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -66,9 +68,12 @@ def questions_for_recording(
     templates: Sequence[Template],
     config: GenerationConfig,
     verb_templates: dict[str, str] | None = None,
+    rejected: Counter[str] | None = None,
 ) -> list[Question]:
+    """Every question of every template on every clip; ``rejected`` counts what was dropped."""
     structure = build_structure(recording, config.rules)
     engines = [(Instantiator(t), _obfuscated(t, config.obfuscation)) for t in templates]
+    rejected = Counter() if rejected is None else rejected
     questions: list[Question] = []
     for clip in cut_clips(recording, config.clips):
         view = build_view(recording, clip, structure, verb_templates)
@@ -76,6 +81,9 @@ def questions_for_recording(
         memo: Memo = {}
         for engine, variants in engines:
             for instance in engine.instances(view, space, memo):
+                if instance.answer == "unknown":
+                    rejected["unknown answer"] += 1
+                    continue
                 level, shown = _hide_objects(engine, variants, instance, view, space, memo)
                 question = _question(
                     recording,
@@ -87,8 +95,11 @@ def questions_for_recording(
                     level,
                     config,
                 )
-                if question is not None:
+                if question is None:
+                    rejected["answer in question"] += 1
+                else:
                     questions.append(question)
+    rejected["degenerate"] += sum(engine.degenerate for engine, _ in engines)
     return questions
 
 
@@ -143,8 +154,6 @@ def _question(
     config: GenerationConfig,
 ) -> Question | None:
     template = engine.template
-    if instance.answer == "unknown":
-        return None
     identifier = question_id(clip, template.id, dict(instance.values))
     variant = derive_seed(config.seed, identifier) % len(template.texts)
     text = render(template.texts[variant], shown, set(engine.action_params))
@@ -181,12 +190,14 @@ def _recording_lines(
     config: GenerationConfig,
     verb_templates: dict[str, str] | None,
     recording_json: str,
-) -> list[tuple[str, list[str]]]:
+) -> tuple[Lines, Counter[str]]:
     recording = Recording.model_validate_json(recording_json)
-    questions = questions_for_recording(recording, templates, config, verb_templates)
+    rejected: Counter[str] = Counter()
+    questions = questions_for_recording(recording, templates, config, verb_templates, rejected)
     # json.dumps of the field dict is several times faster than pydantic's dump here, and
     # `taskqa check` reads every line back through the Question model.
-    return [(json.dumps(q.__dict__, ensure_ascii=False), _tags(q)) for q in questions]
+    lines = [(json.dumps(q.__dict__, ensure_ascii=False), _tags(q)) for q in questions]
+    return lines, rejected
 
 
 def generate_file(
@@ -204,13 +215,15 @@ def generate_file(
     work = partial(_recording_lines, list(templates), config, verb_templates)
     payloads = [r.model_dump_json() for r in recordings]
     counts: Counter[str] = Counter()
+    rejected: Counter[str] = Counter()
     temporary = out.with_name(f".{out.name}.partial")
     out.parent.mkdir(parents=True, exist_ok=True)
     with temporary.open("w", encoding="utf-8") as stream:
-        for lines in _map(work, payloads, workers):
+        for lines, dropped in _map(work, payloads, workers):
             for line, tags in lines:
                 stream.write(line + "\n")
                 counts.update(tags)
+            rejected.update(dropped)
             if on_progress:
                 on_progress(1)
     temporary.replace(out)
@@ -220,6 +233,7 @@ def generate_file(
         "templates": {t.id: t.digest() for t in templates},
         "recordings": len(recordings),
         "counts": dict(sorted(counts.items())),
+        "rejected": dict(sorted(rejected.items())),
     }
     write_text(summary_path(out), json.dumps(summary, indent=2) + "\n")
     return summary
@@ -229,10 +243,9 @@ def summary_path(questions: Path) -> Path:
     return questions.with_name(questions.name.removesuffix(".jsonl") + ".summary.json")
 
 
-Lines = list[tuple[str, list[str]]]
-
-
-def _map(work: Callable[[str], Lines], items: list[str], workers: int) -> Iterable[Lines]:
+def _map(
+    work: Callable[[str], tuple[Lines, Counter[str]]], items: list[str], workers: int
+) -> Iterable[tuple[Lines, Counter[str]]]:
     if workers <= 1:
         yield from map(work, items)
         return

@@ -13,9 +13,15 @@ Where a template refers to an action directly — ``only(filter(hoi@{a}, video))
 question never asks for "the action right before the action right after" something.
 
 Texts keep their grammar by saying the reference with *do*: ``{a}`` becomes "does the first
-action", ``{a:ing}`` "doing …", ``{a:base}`` "do …", ``{a:pp}`` "done …". Only one-step
-references are made, as in the paper. Object references ("the object that changed first") are
-asked by the teaching templates of ``indirect.yaml`` but not yet substituted into others.
+action", ``{a:ing}`` "doing …", ``{a:base}`` "do …", ``{a:pp}`` "done …".
+
+Where a template names an object ``{o}`` only through ``obj@{o}`` keys, variants refer to it as
+the object whose status changed (when one shown action changes something), or the first or last
+object whose status changed. The key then holds a nested program, ``obj@<query(change, obj$,
+iterate_until(forward, filter(change, video)))>``, which the executor runs on the clip.
+
+Only one-step references are made, as in the paper: a template gets either one action or one
+object reference, never both.
 """
 
 from __future__ import annotations
@@ -38,6 +44,20 @@ REFERENCES: dict[str, tuple[str, str]] = {
     ),
 }
 DO = {None: "does", "ing": "doing", "base": "do", "pp": "done"}
+OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
+    "changed": (
+        "query(change, obj$, only(filter(change, video)))",
+        "the object whose status changed in the video",
+    ),
+    "first-changed": (
+        "query(change, obj$, iterate_until(forward, filter(change, video)))",
+        "the first object whose status changed in the video",
+    ),
+    "last-changed": (
+        "query(change, obj$, iterate_until(backward, filter(change, video)))",
+        "the last object whose status changed in the video",
+    ),
+}
 
 
 def with_indirect(templates: Sequence[Template]) -> list[Template]:
@@ -48,6 +68,30 @@ def with_indirect(templates: Sequence[Template]) -> list[Template]:
 def indirect_variants(template: Template) -> Iterator[Template]:
     if template.reference != "direct":
         return
+    yield from _action_variants(template)
+    yield from _object_variants(template)
+
+
+def _object_variants(template: Template) -> Iterator[Template]:
+    for name, kind in template.params.items():
+        key = f"obj@{{{name}}}"
+        if kind is not ParamType.OBJECT:
+            continue
+        if template.program.count(key) != template.program.count(f"{{{name}}}"):
+            continue  # the object is used other than as a key value
+        for reference, (program, phrase) in OBJECT_REFERENCES.items():
+            yield template.model_copy(
+                update={
+                    "id": f"{template.id}/{reference}-{name}",
+                    "program": template.program.replace(key, f"obj@<{program}>"),
+                    "texts": tuple(_name_object(text, name, phrase) for text in template.texts),
+                    "params": {k: v for k, v in template.params.items() if k != name},
+                    "reference": "indirect",
+                }
+            )
+
+
+def _action_variants(template: Template) -> Iterator[Template]:
     for name, kind in template.params.items():
         direct = f"only(filter(hoi@{{{name}}}, video))"
         if kind is not ParamType.ACTION or template.program.count(direct) != 1:
@@ -73,6 +117,13 @@ def indirect_variants(template: Template) -> Iterator[Template]:
                     "reference": "indirect",
                 }
             )
+
+
+def _name_object(text: str, name: str, phrase: str) -> str:
+    # "{o}'s {f}" cannot take a long phrase ("the first object ... in the video's openness")
+    possessive = r"\{" + re.escape(name) + r"\}'s (\{[a-z]+[0-9]*\})"
+    text = re.sub(possessive, rf"the \1 of {phrase}", text)
+    return text.replace(f"{{{name}}}", phrase)
 
 
 def _fresh_name(template: Template) -> str:

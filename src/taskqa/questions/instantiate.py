@@ -4,6 +4,13 @@ Parameters are bound one at a time in the order the program first needs them. As
 node's placeholders are all bound it is executed; if it fails, every assignment extending the
 current one fails too, so the branch is cut (CLEVR's generator does the same). Two parameters of
 the same type never take the same value.
+
+A complete binding is *degenerate* when one of its filters could be left out without changing
+the answer: "what did the person do to the cup after opening the fridge?" when the next action
+after opening the fridge involves the cup anyway. Such questions are rejected, as CLEVR rejects
+them, because a model can answer them without the part of the question the filter expresses. A
+filter counts only where it chooses among several intervals; one that merely checks that its
+single input carries some annotation (a guard) cannot be left out in any useful sense.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import Any
 from taskqa.model import VIEWPOINT_ATTRIBUTES
 from taskqa.programs.executor import evaluate
 from taskqa.programs.graph import Argument, Program
-from taskqa.programs.operators import Value
+from taskqa.programs.operators import SCOPES, Value, candidates
 from taskqa.programs.records import ClipView
 from taskqa.programs.syntax import quote_value, substitute, token_placeholders
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
@@ -126,6 +133,28 @@ class Instantiator:
         )
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
+        self.optional_filters = [
+            (index, self._downstream(index)) for index in self._selecting_filters()
+        ]
+        self.degenerate = 0  # complete bindings rejected as degenerate, for the summary
+
+    def _selecting_filters(self) -> list[int]:
+        """Filters that narrow their input by some condition (not ``others``, not a bare scope)."""
+        found = []
+        for index, node in enumerate(self.program.nodes):
+            tokens = [t for a in node.arguments for t in _tokens(a)]
+            narrows = any(t not in SCOPES for t in tokens) and "others" not in tokens
+            if node.function == "filter" and narrows:
+                found.append(index)
+        return found
+
+    def _downstream(self, index: int) -> list[int]:
+        """The nodes whose result depends on node ``index``, in execution order."""
+        affected = {index}
+        for later in range(index + 1, len(self.program.nodes)):
+            if affected.intersection(self.program.nodes[later].inputs):
+                affected.add(later)
+        return sorted(affected - {index})
 
     def _only_param(self, kind: ParamType) -> str | None:
         names = [n for n, k in self.template.params.items() if k is kind]
@@ -178,7 +207,10 @@ class Instantiator:
         if depth == len(self.order):
             final = results[-1]
             if isinstance(final, str):
-                yield Instance(dict(bound), final)
+                if self._is_degenerate(view, bound, results, memo):
+                    self.degenerate += 1
+                else:
+                    yield Instance(dict(bound), final)
             return
         name = self.order[depth]
         kind = self.template.params[name]
@@ -221,6 +253,26 @@ class Instantiator:
                 return False
             results[index] = result
         return True
+
+    def _is_degenerate(
+        self,
+        view: ClipView,
+        bound: Mapping[str, str],
+        results: list[Value | None],
+        memo: Memo,
+    ) -> bool:
+        for index, downstream in self.optional_filters:
+            node = self.program.nodes[index]
+            inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
+            arguments = tuple(_bind(b, bound) for b in self.binders[index])
+            pool = candidates(view, arguments, inputs)
+            if len(pool) < 2:
+                continue  # a guard: nothing to choose among
+            trial = list(results)
+            trial[index] = pool
+            if self._run(downstream, view, bound, trial, memo) and trial[-1] == results[-1]:
+                return True
+        return False
 
     def answer_for(self, view: ClipView, values: Mapping[str, str], memo: Memo) -> str | None:
         """The answer of one complete binding, or None."""
