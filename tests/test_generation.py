@@ -338,3 +338,39 @@ def test_a_filter_that_changes_nothing_makes_the_question_degenerate(
                 if answer(without_filter.fill(dict(values)), view) == expected
             )
     assert kept > 10 and rejected > 10
+
+
+def test_a_question_is_asked_only_where_its_presupposition_holds(
+    small_corpus: list[Recording], domain: Domain
+) -> None:
+    program = "verify(change, obj@{o}, only(filter(hoi@{x}, obj@{o}, counterfactual(hoi@{a}, video))))"
+    presupposes = "verify(change, obj@{o}, only(filter(hoi@{x}, all)))"
+    common = {
+        "texts": ("Would {o} still change when the person {x} if they had not {a:pp}?",),
+        "program": program,
+        "params": {"a": "action", "x": "any_action", "o": "object"},
+        "types": ("counterfactual",),
+        "scopes": ("world",),
+        "semantic": "change",
+        "structural": "verify",
+    }
+    plain = Instantiator(Template(id="t/plain", **common))  # type: ignore[arg-type]
+    still = Instantiator(Template(id="t/still", presupposes=presupposes, **common))  # type: ignore[arg-type]
+    condition = parse_program(presupposes)
+    kept = dropped = 0
+    for recording in small_corpus[:6]:
+        structure = build_structure(recording)
+        for clip in cut_clips(recording):
+            view = build_view(recording, clip, structure, domain.templates)
+            space = sample_space(view)
+            found = {tuple(sorted(i.values.items())): i.answer for i in still.instances(view, space)}
+            for instance in plain.instances(view, space):
+                values = tuple(sorted(instance.values.items()))
+                if answer(condition.fill(dict(instance.values)), view) == "yes":
+                    assert found.pop(values) == instance.answer
+                    kept += 1
+                else:
+                    assert values not in found
+                    dropped += 1
+            assert not found
+    assert kept > 10 and dropped > 10

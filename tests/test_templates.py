@@ -293,3 +293,11 @@ def test_every_template_yields_answers(
                     yields[template.id] += 1
     barren = [t.id for t in templates if yields[t.id] == 0]
     assert barren == [], f"templates without a single answer: {barren}"
+
+
+def test_a_presupposition_is_a_yes_no_program_over_declared_params() -> None:
+    assert _problems(presupposes="verify(change, only(filter(hoi@{a}, video)))") == []
+    assert _problems(presupposes="query(change, obj$, only(filter(hoi@{b}, video)))") == [
+        _problem(".presupposes", "a presupposition must be a yes/no program (verify or depend)"),
+        _problem(".presupposes", "placeholder {b} is not declared in params"),
+    ]

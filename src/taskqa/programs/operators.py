@@ -46,6 +46,35 @@ class Step:
     key: str
     value: str | None  # None: select (key$) or descend (a fact kind)
     select: bool = False
+    descends: bool = False  # a fact kind: move from the interval to its facts of that kind
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: one object per argument list, cached
+class Path:
+    """A node's conditions, read left to right, with what is known about them in advance."""
+
+    steps: tuple[Step, ...]
+    # whether walking it reaches a ``change`` descent (no selection returns first): on an action
+    # that may not happen, that is unanswerable whatever the other conditions say
+    reaches_change: bool
+    nested: bool  # some value is a nested program, run per clip
+    # ``key@value`` pairs when the path only tests the interval's own fields (the common
+    # ``hoi@...`` reference), which a filter can check without walking
+    fields_only: tuple[tuple[str, str], ...] | None = None
+
+    @classmethod
+    def of(cls, steps: tuple[Step, ...]) -> Path:
+        reaches_change = False
+        for step in steps:
+            if step.select:
+                break
+            if step.descends and step.key == "change":
+                reaches_change = True
+                break
+        nested = any(s.value is not None and s.value.startswith("<") for s in steps)
+        plain = all(s.value is not None for s in steps) and not nested
+        fields_only = tuple((s.key, s.value) for s in steps if s.value is not None)
+        return cls(steps, reaches_change, nested, fields_only if plain else None)
 
 
 @lru_cache(maxsize=65536)
@@ -56,24 +85,32 @@ def parse_condition(token: str) -> Step:
     if "@" in token:
         key, _, value = token.partition("@")
         return Step(key, unquote(value))
-    return Step(token, None)
+    return Step(token, None, descends=token in FACT_KINDS)
 
 
 @lru_cache(maxsize=65536)
-def _conditions(arguments: tuple[Argument, ...]) -> tuple[Step, ...]:
+def _conditions(arguments: tuple[Argument, ...]) -> Path:
     steps: list[Step] = []
     for argument in arguments:
         tokens = argument if isinstance(argument, tuple) else (argument,)
         steps += [parse_condition(t) for t in tokens if t not in SCOPES and t != "others"]
-    return tuple(steps)
+    return Path.of(tuple(steps))
 
 
-def conditions(arguments: Sequence[Argument], view: ClipView | None = None) -> Sequence[Step]:
+def conditions(arguments: Sequence[Argument], view: ClipView | None = None) -> Path:
     """The condition path of a node; nested programs in values are run on ``view``."""
-    steps = _conditions(tuple(arguments))
-    if view is None or not any(s.value is not None and s.value.startswith("<") for s in steps):
-        return steps
-    return tuple(_resolved(step, view) for step in steps)
+    path = _conditions(tuple(arguments))
+    if view is None or not path.nested:
+        return path
+    if path not in view.nested:
+        try:
+            view.nested[path] = Path.of(tuple(_resolved(step, view) for step in path.steps))
+        except Unanswerable:
+            view.nested[path] = None
+    resolved = view.nested[path]
+    if resolved is None:
+        raise Unanswerable("a nested reference points to nothing")
+    return resolved  # type: ignore[no-any-return]
 
 
 def _resolved(step: Step, view: ClipView) -> Step:
@@ -81,12 +118,17 @@ def _resolved(step: Step, view: ClipView) -> Step:
     text = step.value
     if text is None or not (text.startswith("<") and text.endswith(">")):
         return step
-    if text not in view.nested:
-        view.nested[text] = _run_nested(_nested_program(text[1:-1]), view)
-    value = view.nested[text]
+    value = nested_value(view, text)
     if value is None:
         raise Unanswerable(f"the reference {text} points to nothing")
     return Step(step.key, value)
+
+
+def nested_value(view: ClipView, text: str) -> str | None:
+    """The answer of the nested program ``<...>`` on this clip, or None if it has none."""
+    if text not in view.nested:
+        view.nested[text] = _run_nested(_nested_program(text[1:-1]), view)
+    return view.nested[text]  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=1024)
@@ -105,40 +147,54 @@ def _run_nested(program: Program, view: ClipView) -> str | None:
     return results[-1] if isinstance(results[-1], str) else None
 
 
-def walk(interval: Interval, steps: Sequence[Step]) -> list[str] | list[Fact] | list[Interval]:
-    """Follow a condition path on one interval; returns facts, intervals or selected values."""
-    items: list[Interval] | list[Fact] = [interval]
-    for step in steps:
-        if step.key in FACT_KINDS and step.value is None and not step.select:
-            if step.key == "change" and interval.value("executable") == ("unknown",):
-                raise Unanswerable("whether this action happens is unknown")
-            # conditions met so far decide whether this interval's facts are looked at at all
-            items = [f for f in interval.facts if f.kind == step.key] if items else []
-        elif step.select:
-            return sorted({v for item in items for v in _values(item, step.key)})
+def walk(interval: Interval, path: Path) -> list[str] | list[Fact] | list[Interval]:
+    """Follow a condition path on one interval; returns facts, intervals or selected values.
+
+    The path starts at the interval; a fact kind moves to the interval's facts of that kind
+    (only while the conditions so far hold); ``key@value`` keeps the items that have it; ``key$``
+    ends the walk with the values of ``key``. An empty selection stays empty, so the walk stops
+    as soon as nothing is left.
+    """
+    if path.reaches_change and interval.fields.get("executable") == ("unknown",):
+        raise Unanswerable("whether this action happens is unknown")
+    facts: list[Fact] | None = None  # None: still at the interval itself
+    for step in path.steps:
+        key = step.key
+        if step.select:
+            if facts is None:
+                return sorted(set(interval.fields.get(key, ())))
+            return sorted({v for f in facts if (v := f.fields.get(key)) is not None})
+        if step.descends:
+            facts = [f for f in interval.facts if f.kind == key]
+        elif step.value is None:
+            return []  # a bare word that is no fact kind matches nothing
+        elif facts is None:
+            if step.value not in interval.fields.get(key, ()):
+                return []
+            continue
         else:
-            wanted = step.value
-            items = [i for i in items if wanted in _values(i, step.key)]  # type: ignore[assignment]
-    return items
+            facts = [f for f in facts if f.fields.get(key) == step.value]
+        if not facts:
+            return []
+    return [interval] if facts is None else facts
 
 
-def _values(item: Interval | Fact, key: str) -> tuple[str, ...]:
-    if isinstance(item, Interval):
-        return item.value(key)
-    value = item.fields.get(key)
-    return (value,) if value is not None else ()
-
-
-def matches(interval: Interval, steps: Sequence[Step]) -> bool:
-    return bool(walk(interval, steps)) if steps else True
+def matches(interval: Interval, path: Path) -> bool:
+    return bool(walk(interval, path)) if path.steps else True
 
 
 # --- argument helpers ------------------------------------------------------------------------
 def _scope(view: ClipView, arguments: Sequence[Argument]) -> tuple[Interval, ...] | None:
-    names = [a for a in arguments if isinstance(a, str) and a in SCOPES]
-    if not names:
+    name = _scope_name(tuple(arguments))
+    if name is None:
         return None
-    return {"video": view.video, "all": view.everything, "future": view.future}[names[-1]]
+    return {"video": view.video, "all": view.everything, "future": view.future}[name]
+
+
+@lru_cache(maxsize=65536)
+def _scope_name(arguments: tuple[Argument, ...]) -> str | None:
+    names = [a for a in arguments if isinstance(a, str) and a in SCOPES]
+    return names[-1] if names else None
 
 
 def _intervals(value: Value) -> tuple[Interval, ...]:
@@ -172,16 +228,25 @@ def candidates(
     return scope if scope is not None else view.video
 
 
+@lru_cache(maxsize=65536)
+def _names_others(arguments: tuple[Argument, ...]) -> bool:
+    return any(a == "others" or (isinstance(a, tuple) and "others" in a) for a in arguments)
+
+
 # --- the nine operators ----------------------------------------------------------------------
 @operator("filter")
 def _filter(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     pool = candidates(view, arguments, inputs)
-    if any(a == "others" or (isinstance(a, tuple) and "others" in a) for a in arguments):
+    if _names_others(tuple(arguments)):
         pool = tuple(
             o for o in view.others if any(o.start < i.end and i.start < o.end for i in pool)
         )
-    steps = conditions(arguments, view)
-    kept = tuple(i for i in pool if matches(i, steps))
+    path = conditions(arguments, view)
+    if path.fields_only is not None and len(path.fields_only) == 1:
+        key, value = path.fields_only[0]
+        kept = tuple([i for i in pool if value in i.fields.get(key, ())])
+    else:
+        kept = tuple([i for i in pool if matches(i, path)])
     if not kept:
         raise Unanswerable("nothing matches")
     return kept
@@ -254,8 +319,8 @@ def _counterfactual(
     view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 ) -> Value:
     pool = candidates(view, arguments, inputs)
-    steps = conditions(arguments, view)
-    removed = [i for i in pool if matches(i, steps)]
+    path = conditions(arguments, view)
+    removed = [i for i in pool if matches(i, path)]
     if len(removed) != 1:
         raise Unanswerable("the counterfactual must remove exactly one action")
     verdict = view.structure.counterfactual([removed[0].id])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from taskqa.causal import CausalStructure
 from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, ActionSegment, Recording
@@ -70,8 +71,9 @@ class ClipView:
     others: tuple[Interval, ...]
     structure: CausalStructure
     by_id: Mapping[str, Interval] = field(default_factory=dict)
-    # results of nested programs (``obj@<query(...)>``), which depend on the clip alone
-    nested: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # what nested programs (``obj@<query(...)>``) and the paths holding them come to on this
+    # clip; they depend on the clip alone, so they are worked out once
+    nested: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def video(self) -> tuple[Interval, ...]:

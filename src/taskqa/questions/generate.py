@@ -72,7 +72,9 @@ def questions_for_recording(
 ) -> list[Question]:
     """Every question of every template on every clip; ``rejected`` counts what was dropped."""
     structure = build_structure(recording, config.rules)
-    engines = [(Instantiator(t), _obfuscated(t, config.obfuscation)) for t in templates]
+    engines = _engines(tuple(templates), config.obfuscation)
+    degenerate_before = sum(engine.degenerate for engine, _ in engines)
+    unpresupposed_before = sum(engine.unpresupposed for engine, _ in engines)
     rejected = Counter() if rejected is None else rejected
     questions: list[Question] = []
     for clip in cut_clips(recording, config.clips):
@@ -99,8 +101,24 @@ def questions_for_recording(
                     rejected["answer in question"] += 1
                 else:
                     questions.append(question)
-    rejected["degenerate"] += sum(engine.degenerate for engine, _ in engines)
+    rejected["degenerate"] += sum(engine.degenerate for engine, _ in engines) - degenerate_before
+    rejected["presupposition fails"] += (
+        sum(engine.unpresupposed for engine, _ in engines) - unpresupposed_before
+    )
     return questions
+
+
+Engines = list[tuple[Instantiator, dict[int, Instantiator]]]
+_ENGINES: dict[tuple[tuple[str, ...], int], Engines] = {}
+
+
+def _engines(templates: tuple[Template, ...], obfuscation: int) -> Engines:
+    """The compiled templates, built once per process rather than once per recording."""
+    key = (tuple(t.digest() for t in templates), obfuscation)
+    if key not in _ENGINES:
+        _ENGINES.clear()  # one template set at a time; a stale one would only hold memory
+        _ENGINES[key] = [(Instantiator(t), _obfuscated(t, obfuscation)) for t in templates]
+    return _ENGINES[key]
 
 
 def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
@@ -175,7 +193,7 @@ def _question(
         semantic=template.semantic,
         structural=template.structural,
         reference=template.reference,
-        steps=engine.program.size,
+        steps=engine.steps,
         obfuscation=level,
         params=shown,
     )

@@ -84,6 +84,8 @@ def _object_variants(template: Template) -> Iterator[Template]:
                 update={
                     "id": f"{template.id}/{reference}-{name}",
                     "program": template.program.replace(key, f"obj@<{program}>"),
+                    "presupposes": template.presupposes
+                    and template.presupposes.replace(key, f"obj@<{program}>"),
                     "texts": tuple(_name_object(text, name, phrase) for text in template.texts),
                     "params": {k: v for k, v in template.params.items() if k != name},
                     "reference": "indirect",
@@ -96,7 +98,9 @@ def _action_variants(template: Template) -> Iterator[Template]:
         direct = f"only(filter(hoi@{{{name}}}, video))"
         if kind is not ParamType.ACTION or template.program.count(direct) != 1:
             continue
-        if template.program.count(f"{{{name}}}") != 1:
+        if template.program.count(f"{{{name}}}") != 1 or f"{{{name}}}" in (
+            template.presupposes or ""
+        ):
             continue  # the action is also used elsewhere; one substitution would not cover it
         fresh = _fresh_name(template)
         temporal = "localize(" in template.program or "iterate_until(" in template.program

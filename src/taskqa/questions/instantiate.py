@@ -2,8 +2,11 @@
 
 Parameters are bound one at a time in the order the program first needs them. As soon as a
 node's placeholders are all bound it is executed; if it fails, every assignment extending the
-current one fails too, so the branch is cut (CLEVR's generator does the same). Two parameters of
-the same type never take the same value.
+current one fails too, so the branch is cut (CLEVR's generator does the same). A filter whose
+placeholders are only partly bound is tried early with the unbound conditions left out: its
+conditions only narrow, so if the looser filter keeps nothing, no completion can keep anything
+("the cup's state before opening the fridge" dies as soon as the cup is chosen, if opening the
+fridge says nothing about the cup). Two parameters of the same type never take the same value.
 
 A complete binding is *degenerate* when one of its filters could be left out without changing
 the answer: "what did the person do to the cup after opening the fridge?" when the next action
@@ -15,6 +18,7 @@ single input carries some annotation (a guard) cannot be left out in any useful 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,10 +26,10 @@ from typing import Any
 
 from taskqa.model import VIEWPOINT_ATTRIBUTES
 from taskqa.programs.executor import evaluate
-from taskqa.programs.graph import Argument, Program
-from taskqa.programs.operators import SCOPES, Value, candidates
+from taskqa.programs.graph import Argument, Node, Program
+from taskqa.programs.operators import SCOPES, Value, candidates, nested_value
 from taskqa.programs.records import ClipView
-from taskqa.programs.syntax import quote_value, substitute, token_placeholders
+from taskqa.programs.syntax import parse_program, quote_value, substitute, token_placeholders
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
 MOMENTS = ("before", "after")
@@ -46,13 +50,14 @@ class SampleSpace:
     hidden: Mapping[str, tuple[str, str]]  # action text -> (first object hidden, first two hidden)
 
     def options(
-        self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, obj: str | None
+        self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, owner: str | None
     ) -> tuple[str, ...]:
+        """What parameter ``kind`` may take; ``owner`` is the object the template asks about."""
         if kind is ParamType.VALUE:
             return self.values.get(bound.get(attribute or "", ""), ())
-        if kind is ParamType.ATTRIBUTE and obj is not None and obj in bound:
+        if kind is ParamType.ATTRIBUTE and owner is not None:
             # "is the fridge raw?" is no question: only the object's own attributes are asked
-            return self.object_attributes.get(bound[obj], ())
+            return self.object_attributes.get(owner, ())
         return {
             ParamType.ACTION: self.actions,
             ParamType.OTHER_ACTION: self.other_actions,
@@ -93,12 +98,33 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+_OBJECT_REFERENCE = re.compile(r"obj@(<[^>]*>)")
+_NESTED = re.compile(r"<([^>]*)>")
+
 # Node results of one clip, keyed by function, unbound arguments, the values of the node's own
 # placeholders and the identity of the inputs (themselves memoised results, so identities are
 # stable while the memo lives). Templates that share a sub-program share its results.
-Memo = dict[
-    tuple[str, tuple[Argument, ...], tuple[tuple[str, str], ...], tuple[int, ...]], Value | None
-]
+Memo = dict[tuple[int, tuple[str, ...], tuple[int, ...]], Value | None]
+# (function, arguments) -> a small int, so memo keys hash fast; shared by all templates
+_NODE_KEYS: dict[tuple[str, tuple[Argument, ...]], int] = {}
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    """What running one node needs, worked out once per template."""
+
+    node: Node
+    key: int  # the node's identity in the memo: equal for equal (function, arguments)
+    own: tuple[str, ...]  # its own placeholders
+    variable: tuple[tuple[int, Binder], ...]  # the arguments with placeholders, by position
+
+    def arguments(self, values: Mapping[str, str]) -> tuple[Argument, ...]:
+        if not self.variable:
+            return self.node.arguments
+        arguments = list(self.node.arguments)
+        for position, binder in self.variable:
+            arguments[position] = _bind(binder, values)
+        return tuple(arguments)
 
 
 @dataclass(frozen=True)
@@ -118,25 +144,59 @@ class Instantiator:
             own = {p for a in node.arguments for t in _tokens(a) for p in token_placeholders(t)}
             needs.append(own.union(*(needs[i] for i in node.inputs)))
         self.needs = needs
-        self.binders = [tuple(_binder(a) for a in node.arguments) for node in self.program.nodes]
         self.own = [
             tuple(
                 sorted({p for a in n.arguments for t in _tokens(a) for p in token_placeholders(t)})
             )
             for n in self.program.nodes
         ]
+        self.plans = [_plan(node) for node in self.program.nodes]
         self.text_binder = _compile(self.program.text)
         self.order = self._parameter_order()
         self.ready_at = self._readiness()
+        self.loose_at = self._loose_filters()
         self.action_params = frozenset(
             n for n, kind in template.params.items() if kind in ACTION_PARAMS
         )
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
+        # an object named by a nested program ("the first object whose status changed")
+        references = set(_OBJECT_REFERENCE.findall(template.program))
+        self.object_reference = references.pop() if len(references) == 1 else None
+        # reasoning steps: the program's nodes plus those of the programs nested in its keys
+        nested = _NESTED.findall(template.program)
+        self.steps = self.program.size + sum(parse_program(text).size for text in nested)
         self.optional_filters = [
             (index, self._downstream(index)) for index in self._selecting_filters()
         ]
+        self.presupposition = (
+            Instantiator(
+                template.model_copy(update={"program": template.presupposes, "presupposes": None})
+            )
+            if template.presupposes
+            else None
+        )
+        # the depth at which the presupposition's parameters are all bound: it is checked there
+        self.presupposed_at = -1
+        if self.presupposition is not None:
+            needed = set(self.presupposition.program.placeholders())
+            self.presupposed_at = next(
+                k for k in range(len(self.order) + 1) if needed <= set(self.order[:k])
+            )
         self.degenerate = 0  # complete bindings rejected as degenerate, for the summary
+        self.unpresupposed = 0  # complete bindings whose presupposition does not hold
+
+    def _loose_filters(self) -> list[list[NodePlan]]:
+        """``loose_at[k]``: filters to try, without their unbound conditions, at depth ``k``."""
+        loose_at: list[list[NodePlan]] = [[] for _ in range(len(self.order) + 1)]
+        for k in range(1, len(self.order) + 1):
+            bound = set(self.order[:k])
+            for node, own, need in zip(self.program.nodes, self.own, self.needs, strict=True):
+                inputs_ready = all(self.needs[i] <= bound for i in node.inputs)
+                partly = self.order[k - 1] in own and not set(own) <= bound
+                if node.function == "filter" and inputs_ready and partly and need - bound:
+                    loose_at[k].append(_loosened(node, bound))
+        return loose_at
 
     def _selecting_filters(self) -> list[int]:
         """Filters that narrow their input by some condition (not ``others``, not a bare scope)."""
@@ -192,8 +252,15 @@ class Instantiator:
         """Every answerable binding; ``memo`` shares node results between templates of a clip."""
         results: list[Value | None] = [None] * len(self.program.nodes)
         memo = {} if memo is None else memo
-        if self._run(self.ready_at[0], view, {}, results, memo):
-            yield from self._search(view, space, {}, results, 0, memo)
+        owner = None
+        if self.object_reference is not None:
+            owner = nested_value(view, self.object_reference)
+            if owner is None:
+                return  # the reference points to nothing in this clip
+        if self._run(self.ready_at[0], view, {}, results, memo) and self._presupposed(
+            0, view, {}, memo
+        ):
+            yield from self._search(view, space, {}, results, 0, memo, owner)
 
     def _search(
         self,
@@ -203,26 +270,67 @@ class Instantiator:
         results: list[Value | None],
         depth: int,
         memo: Memo,
+        owner: str | None,
     ) -> Iterator[Instance]:
         if depth == len(self.order):
             final = results[-1]
-            if isinstance(final, str):
-                if self._is_degenerate(view, bound, results, memo):
-                    self.degenerate += 1
-                else:
-                    yield Instance(dict(bound), final)
+            if not isinstance(final, str):
+                return
+            if self._is_degenerate(view, bound, results, memo):
+                self.degenerate += 1
+            else:
+                yield Instance(dict(bound), final)
             return
         name = self.order[depth]
         kind = self.template.params[name]
         taken = {v for n, v in bound.items() if self.template.params[n] is kind}
-        for value in space.options(kind, bound, self.attribute, self.object):
+        if self.object is not None:
+            owner = bound.get(self.object)
+        for value in space.options(kind, bound, self.attribute, owner):
             if value in taken:
                 continue
             bound[name] = value
             trial = list(results)
-            if self._run(self.ready_at[depth + 1], view, bound, trial, memo):
-                yield from self._search(view, space, bound, trial, depth + 1, memo)
+            if (
+                self._run(self.ready_at[depth + 1], view, bound, trial, memo)
+                and self._hold(self.loose_at[depth + 1], view, bound, trial, memo)
+                and self._presupposed(depth + 1, view, bound, memo)
+            ):
+                yield from self._search(view, space, bound, trial, depth + 1, memo, owner)
             del bound[name]
+
+    def _presupposed(
+        self, depth: int, view: ClipView, bound: Mapping[str, str], memo: Memo
+    ) -> bool:
+        if depth != self.presupposed_at or self.presupposition is None:
+            return True
+        if self.presupposition.answer_for(view, bound, memo) == "yes":
+            return True
+        self.unpresupposed += 1
+        return False
+
+    def _hold(
+        self,
+        plans: list[NodePlan],
+        view: ClipView,
+        bound: Mapping[str, str],
+        results: list[Value | None],
+        memo: Memo,
+    ) -> bool:
+        """Whether every loosened filter still keeps something."""
+        for plan in plans:
+            inputs = [results[i] for i in plan.node.inputs]
+            key = (
+                plan.key,
+                tuple([bound[name] for name in plan.own]),
+                tuple([id(i) for i in inputs]),
+            )
+            if key not in memo:
+                arguments = plan.arguments(bound)
+                memo[key] = evaluate(plan.node, arguments, inputs, view)  # type: ignore[arg-type]
+            if memo[key] is None:
+                return False
+        return True
 
     def _run(
         self,
@@ -233,22 +341,22 @@ class Instantiator:
         memo: Memo,
     ) -> bool:
         """Execute ``nodes`` (now fully bound); False as soon as one of them fails."""
+        # The hottest loop of generation: keep it free of generator expressions and lookups.
+        plans = self.plans
         for index in nodes:
-            node = self.program.nodes[index]
+            plan = plans[index]
             # post-order: a node's inputs need a subset of its placeholders, so they ran first
-            inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
-            own = self.own[index]
+            inputs = [results[i] for i in plan.node.inputs]
             key = (
-                node.function,
-                node.arguments,
-                tuple((name, bound[name]) for name in own),
-                tuple(id(i) for i in inputs),
+                plan.key,
+                tuple([bound[name] for name in plan.own]),
+                tuple([id(i) for i in inputs]),
             )
             if key in memo:
                 result = memo[key]
             else:
-                arguments = tuple(_bind(b, bound) for b in self.binders[index])
-                result = memo[key] = evaluate(node, arguments, inputs, view)
+                arguments = plan.arguments(bound)
+                result = memo[key] = evaluate(plan.node, arguments, inputs, view)  # type: ignore[arg-type]
             if result is None:
                 return False
             results[index] = result
@@ -264,7 +372,7 @@ class Instantiator:
         for index, downstream in self.optional_filters:
             node = self.program.nodes[index]
             inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
-            arguments = tuple(_bind(b, bound) for b in self.binders[index])
+            arguments = self.plans[index].arguments(bound)
             pool = candidates(view, arguments, inputs)
             if len(pool) < 2:
                 continue  # a guard: nothing to choose among
@@ -289,12 +397,44 @@ class Instantiator:
     def filled_graph(self, values: Mapping[str, str]) -> list[dict[str, Any]]:
         return [
             {
-                "function": node.function,
-                "inputs": list(node.inputs),
-                "arguments": [_as_json(_bind(b, values)) for b in binders],
+                "function": plan.node.function,
+                "inputs": list(plan.node.inputs),
+                "arguments": [_as_json(a) for a in plan.arguments(values)],
             }
-            for node, binders in zip(self.program.nodes, self.binders, strict=True)
+            for plan in self.plans
         ]
+
+
+def _loosened(node: Node, bound: set[str]) -> NodePlan:
+    """The filter without the conditions that name a parameter not yet in ``bound``."""
+
+    def known(token: str) -> bool:
+        return set(token_placeholders(token)) <= bound
+
+    arguments: list[Argument] = []
+    for argument in node.arguments:
+        if isinstance(argument, tuple):
+            kept = tuple(t for t in argument if known(t))
+            if kept:
+                arguments.append(kept)
+        elif known(argument):
+            arguments.append(argument)
+    return _plan(Node(function=node.function, inputs=node.inputs, arguments=tuple(arguments)))
+
+
+def _plan(node: Node) -> NodePlan:
+    binders = [_binder(a) for a in node.arguments]
+    own = sorted({p for a in node.arguments for t in _tokens(a) for p in token_placeholders(t)})
+    return NodePlan(
+        node=node,
+        key=_NODE_KEYS.setdefault((node.function, node.arguments), len(_NODE_KEYS)),
+        own=tuple(own),
+        variable=tuple(
+            (position, binder)
+            for position, (argument, binder) in enumerate(zip(node.arguments, binders, strict=True))
+            if any(token_placeholders(t) for t in _tokens(argument))
+        ),
+    )
 
 
 def _tokens(argument: Argument) -> tuple[str, ...]:
@@ -318,6 +458,11 @@ def _binder(argument: Argument) -> Binder:
 
 
 def _fill(pieces: Compiled, values: Mapping[str, str]) -> str:
+    count = len(pieces)
+    if count == 1:
+        return pieces[0]
+    if count == 3:  # one placeholder, the common case
+        return pieces[0] + _quoted(values[pieces[1]]) + pieces[2]
     return "".join(
         piece if index % 2 == 0 else _quoted(values[piece]) for index, piece in enumerate(pieces)
     )

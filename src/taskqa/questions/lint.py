@@ -71,7 +71,23 @@ def lint_template(template: Template) -> list[Problem]:
         problems.append(problem(["program"], _syntax_message(error)))
         return problems
     problems += [problem(location, message) for location, message in _program(template, program)]
+    problems += [problem(location, message) for location, message in _presupposition(template)]
     return problems
+
+
+def _presupposition(template: Template) -> Iterator[tuple[Location, str]]:
+    if template.presupposes is None:
+        return
+    try:
+        program = parse_program(template.presupposes)
+    except ProgramSyntaxError as error:
+        yield ["presupposes"], _syntax_message(error)
+        return
+    if program.nodes[-1].function not in VERIFY_ROOTS:
+        yield ["presupposes"], "a presupposition must be a yes/no program (verify or depend)"
+    for name in program.placeholders():
+        if name not in template.params:
+            yield ["presupposes"], f"placeholder {{{name}}} is not declared in params"
 
 
 # --- parameters -----------------------------------------------------------------------------

@@ -54,6 +54,9 @@ class Template(BaseModel):
     semantic: Semantic
     structural: Structural
     reference: Literal["direct", "indirect"] = "direct"
+    # a yes/no program over the same parameters that must answer "yes" for the question to be
+    # asked: what the text takes for granted ("would it *still* change" presupposes it did)
+    presupposes: str | None = None
     notes: str = ""
 
     @property
