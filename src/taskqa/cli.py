@@ -367,3 +367,9 @@ def convert(
     except InvalidInputError as error:
         raise _fail(error) from None
     console.print(f"wrote {count} recordings as {to.value} to {out}", highlight=False)
+
+
+# Benchmark families with command groups of their own.
+from taskqa.physics.cli import app as physics_app  # noqa: E402
+
+app.add_typer(physics_app, name="physics")

@@ -1,0 +1,358 @@
+"""``taskqa physics``: CLEVRER-style scenes, events, causal event graphs and scoring."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from taskqa.atomic import staged_directory, write_text
+from taskqa.physics.scoring import TypeScore
+from taskqa.problems import InvalidInputError, Problem
+
+app = typer.Typer(
+    name="physics",
+    help=(
+        "CLEVRER-style collision scenes from the Bullet engine, their events, "
+        "CLEVRER-Humans-style causal event graphs, responsibility questions and scoring."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+
+class Baseline(StrEnum):
+    TEXT_ONLY = "text-only"
+    PRIOR = "prior"
+
+
+def _fail(error: InvalidInputError) -> typer.Exit:
+    for problem in error.problems[:200]:
+        errors.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
+    if len(error.problems) > 200:
+        errors.print(f"... and {len(error.problems) - 200} more", highlight=False)
+    return typer.Exit(code=1)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+    )
+
+
+@app.command()
+def simulate(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the annotation files.")],
+    scenes: Annotated[int, typer.Option(min=1, help="Number of scenes.")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives byte-identical files.")] = 0,
+    first_index: Annotated[int, typer.Option(min=0, help="Scene index of the first scene.")] = 0,
+) -> None:
+    """Simulate CLEVRER-like scenes: one CLEVRER annotation JSON per scene, plus scenes.json."""
+    from taskqa.physics.clevrer_format import annotation_filename, annotation_json
+    from taskqa.physics.engine import simulate_scene
+    from taskqa.physics.pipeline import MANIFEST, manifest_json
+    from taskqa.physics.scene import LayoutConfig, sample_scene
+
+    layout = LayoutConfig()
+    indices = list(range(first_index, first_index + scenes))
+    collisions = 0
+    with staged_directory(out) as staging, _progress() as progress:
+        task = progress.add_task("simulating", total=len(indices))
+        for index in indices:
+            annotation = simulate_scene(sample_scene(seed, index, layout))
+            collisions += len(annotation.collision)
+            write_text(staging / annotation_filename(index), annotation_json(annotation))
+            progress.advance(task)
+        write_text(staging / MANIFEST, manifest_json(seed, layout, indices))
+    console.print(f"{scenes} scenes, {collisions} collisions -> {out}")
+
+
+@app.command()
+def validate(
+    files: Annotated[list[Path], typer.Argument(help="CLEVRER annotation or question files.")],
+) -> None:
+    """Check CLEVRER annotation and question files; problems name the record path."""
+    from taskqa.physics.clevrer_format import parse_annotation
+    from taskqa.physics.clevrer_questions import parse_questions
+    from taskqa.problems import load_json
+
+    problems: list[Problem] = []
+    for path in files:
+        try:
+            raw = load_json(path)
+            if isinstance(raw, dict) and "motion_trajectory" in raw:
+                parse_annotation(raw, path.name)
+            else:
+                parse_questions(raw, path.name)
+            console.print(f"[green]✓[/green] {path}")
+        except InvalidInputError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise _fail(InvalidInputError(problems))
+
+
+@app.command()
+def events(
+    annotations: Annotated[Path, typer.Argument(help="A folder of CLEVRER annotation files.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for events and the report.")],
+    seed: Annotated[int, typer.Option(help="Seed for the wording of descriptions.")] = 0,
+    tolerance: Annotated[
+        int, typer.Option(min=0, help="Frames a detected collision may be off.")
+    ] = 3,
+) -> None:
+    """Ground-truth and detected events with descriptions; detector precision and recall."""
+    from taskqa.physics.clevrer_format import read_annotation_folder
+    from taskqa.physics.describe import physical_events
+    from taskqa.physics.events import (
+        DetectorConfig,
+        MatchCounts,
+        detect_events,
+        ground_truth_events,
+        match_collisions,
+    )
+    from taskqa.physics.report import detector_report
+    from taskqa.reports import write_report
+
+    try:
+        loaded = read_annotation_folder(annotations)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    config = DetectorConfig()
+    total = MatchCounts(0, 0, 0)
+    records = []
+    for annotation in loaded:
+        truth, found = ground_truth_events(annotation), detect_events(annotation, config)
+        total = total + match_collisions(found, truth, tolerance)
+        rng = random.Random(f"describe:{seed}:{annotation.scene_index}")
+        objects = annotation.object_property
+        records.append(
+            {
+                "scene_index": annotation.scene_index,
+                "ground_truth": [
+                    e.model_dump(mode="json") for e in physical_events(truth, objects, rng, "gt")
+                ],
+                "detected": [
+                    e.model_dump(mode="json")
+                    for e in physical_events(found, objects, rng, "detected")
+                ],
+            }
+        )
+    write_text(out / "events.json", json.dumps(records, indent=1) + "\n")
+    write_report(detector_report(total, len(loaded), tolerance, config), out, "detector")
+    console.print(
+        f"collisions: precision {total.precision:.3f}, recall {total.recall:.3f} "
+        f"({total.true_positives} of {total.actual} simulated, {total.detected} detected)"
+    )
+
+
+@app.command()
+def ceg(
+    annotations: Annotated[
+        Path, typer.Argument(help="A folder written by `taskqa physics simulate`.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for graphs, questions, report.")],
+    seed: Annotated[int, typer.Option(help="Seed for wording, ratings and question sampling.")] = 0,
+    raters: Annotated[int, typer.Option(min=1, help="Simulated raters per edge.")] = 3,
+    agreement: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Chance a simulated rater follows the verdict.")
+    ] = 0.85,
+    threshold: Annotated[float, typer.Option(help="Scores at or above it are causal.")] = 4.0,
+    max_nodes: Annotated[int, typer.Option(min=2, help="Events per graph at most.")] = 6,
+    choices: Annotated[int, typer.Option(min=1, help="Choices per question (n_choice).")] = 1,
+    judgments: Annotated[
+        Path | None,
+        typer.Option(help="Real graded judgments (JSON) to use instead of simulated raters."),
+    ] = None,
+) -> None:
+    """Causal event graphs, responsibility questions and the heuristic/counterfactual comparison."""
+    from taskqa.physics.ceg import graph_statistics
+    from taskqa.physics.clevrer_format import read_annotation_folder
+    from taskqa.physics.clevrer_questions import questions_json
+    from taskqa.physics.comparison import compare
+    from taskqa.physics.pipeline import (
+        CegConfig,
+        attach_ratings,
+        build_scene_ceg,
+        cegs_json,
+        labelled_pairs,
+        layout_problems,
+        scene_specs,
+    )
+    from taskqa.physics.questions import responsibility_questions
+    from taskqa.physics.raters import RaterModel, import_judgments, read_judgments
+    from taskqa.physics.report import ceg_report
+    from taskqa.reports import write_report
+
+    config = CegConfig(
+        max_nodes=max_nodes,
+        threshold=threshold,
+        raters=RaterModel(raters=raters, agreement=agreement),
+    )
+    try:
+        loaded = {a.scene_index: a for a in read_annotation_folder(annotations)}
+        specs = list(scene_specs(annotations))
+        imported = import_judgments(read_judgments(judgments)) if judgments else None
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    problems = layout_problems(specs, loaded)
+    if problems:
+        raise _fail(InvalidInputError(problems))
+    built = []
+    with _progress() as progress:
+        task = progress.add_task("graphs", total=len(specs))
+        for spec in specs:
+            rng = random.Random(f"ceg:{seed}:{spec.scene_index}")
+            annotation = loaded[spec.scene_index]
+            built.append(build_scene_ceg(annotation, spec, config, rng, imported is None))
+            progress.advance(task)
+    unmatched = attach_ratings(built, imported.graphs) if imported else 0
+    graphs = [c.graph for c in built]
+    question_rng = random.Random(f"questions:{seed}")
+    scenes = [responsibility_questions(g, question_rng, choices, threshold) for g in graphs]
+    write_text(out / "cegs.json", cegs_json(built, threshold))
+    write_text(out / "questions.json", questions_json([s for s in scenes if s.questions]))
+    pairs = labelled_pairs(built, threshold)
+    ratings = (
+        f"imported real judgments from {judgments.name} "
+        f"({len(imported.accepted_raters)} raters accepted, {len(imported.rejected_raters)} "
+        f"rejected by quality checks, {len(imported.dropped_nodes)} nodes voted incorrect, "
+        f"{unmatched} rated edges naming events that are not nodes of these scenes)"
+        if imported and judgments
+        else f"SIMULATED, not human: {config.raters.describe()}"
+    )
+    report = ceg_report(
+        graph_statistics(graphs, threshold),
+        compare(pairs),
+        ratings,
+        threshold,
+        len(pairs),
+        sum(c.counterfactual_runs for c in built),
+    )
+    write_report(report, out, "ceg")
+    questions = sum(len(s.questions) for s in scenes)
+    console.print(f"{len(graphs)} graphs, {questions} questions, {len(pairs)} rated pairs -> {out}")
+
+
+@app.command("real-ceg")
+def real_ceg(
+    questions: Annotated[Path, typer.Argument(help="A CLEVRER-Humans QA file (e.g. train.json).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report.")],
+) -> None:
+    """Statistics of the causal event graphs that a released CLEVRER-Humans QA file reveals."""
+    from taskqa.physics.ceg import graph_statistics
+    from taskqa.physics.clevrer_questions import read_questions
+    from taskqa.physics.questions import graphs_from_questions
+    from taskqa.physics.report import real_ceg_report
+    from taskqa.reports import write_report
+
+    try:
+        graphs = graphs_from_questions(read_questions(questions))
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    stats = graph_statistics(graphs)
+    write_report(real_ceg_report(stats, questions.name), out, "real_ceg")
+    console.print(
+        f"{stats.graphs} graphs: {stats.mean_nodes:.2f} nodes and {stats.mean_edges:.2f} edges "
+        "on average"
+    )
+
+
+@app.command()
+def score(
+    questions: Annotated[Path, typer.Option(help="A CLEVRER or CLEVRER-Humans question file.")],
+    predictions: Annotated[
+        Path | None, typer.Option(help="Predictions in CLEVRER's submission layout.")
+    ] = None,
+    baseline: Annotated[
+        Baseline | None,
+        typer.Option(help="Score a language-only baseline trained on the 80% train split."),
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for the report.")] = None,
+) -> None:
+    """Per-option and per-question accuracy by question type."""
+    from taskqa.physics.baselines import baseline_predictions
+    from taskqa.physics.clevrer_questions import predictions_json, read_predictions, read_questions
+    from taskqa.physics.report import score_report
+    from taskqa.physics.scoring import score as score_questions
+    from taskqa.physics.scoring import split_scenes
+    from taskqa.reports import write_report
+
+    if (predictions is None) == (baseline is None):
+        errors.print("give exactly one of --predictions and --baseline")
+        raise typer.Exit(code=2)
+    try:
+        scenes = read_questions(questions)
+        if predictions is not None:
+            table = read_predictions(predictions)
+            evaluated = scenes
+            note = f"Predictions {predictions.name} on all of {questions.name}."
+        else:
+            assert baseline is not None
+            train, evaluated = split_scenes(scenes)
+            table = baseline_predictions(baseline.value, train, evaluated)
+            note = (
+                f"Language-only baseline '{baseline.value}' fitted on {len(train)} training "
+                f"scenes and scored on {len(evaluated)} validation scenes of {questions.name} "
+                "(scene ids shuffled with seed 2021, 80/20)."
+            )
+    except (InvalidInputError, ValueError) as error:
+        if isinstance(error, InvalidInputError):
+            raise _fail(error) from None
+        errors.print(str(error))
+        raise typer.Exit(code=1) from None
+    rows = score_questions(evaluated, table)
+    _print_scores(rows)
+    if out is not None:
+        write_report(score_report(rows, "Question answering accuracy", note), out, "score")
+        if baseline is not None:
+            write_text(out / "predictions.json", predictions_json(table))
+
+
+def _print_scores(rows: Sequence[TypeScore]) -> None:
+    table = RichTable("type", "questions", "per-question", "options", "per-option")
+    for row in rows:
+        table.add_row(
+            row.question_type,
+            str(row.questions),
+            f"{row.per_question:.3f}",
+            str(row.options),
+            f"{row.per_option:.3f}",
+        )
+    console.print(table)
+
+
+@app.command()
+def render(
+    annotations: Annotated[Path, typer.Argument(help="A folder of CLEVRER annotation files.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the GIF videos.")],
+) -> None:
+    """Draw each annotated scene from above into an animated GIF (video_XXXXX.gif)."""
+    from taskqa.atomic import write_bytes
+    from taskqa.physics.clevrer_format import read_annotation_folder
+    from taskqa.physics.render import gif_filename, render_gif
+
+    try:
+        loaded = read_annotation_folder(annotations)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    with _progress() as progress:
+        task = progress.add_task("rendering", total=len(loaded))
+        for annotation in loaded:
+            write_bytes(out / gif_filename(annotation.scene_index), render_gif(annotation))
+            progress.advance(task)
+    console.print(f"{len(loaded)} videos -> {out}")
