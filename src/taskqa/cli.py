@@ -373,3 +373,6 @@ def convert(
 from taskqa.physics.cli import app as physics_app  # noqa: E402
 
 app.add_typer(physics_app, name="physics")
+from taskqa.verify.cli import app as verify_app  # noqa: E402
+
+app.add_typer(verify_app, name="verify")

@@ -1,0 +1,243 @@
+"""Building the EgoTV-style benchmark: trials per split, episodes, and labelled pairs.
+
+Every trial gives one episode and two pairs, a positive and a negative, so each split is exactly
+50/50. Split definitions follow EgoTV (``alfred/gen/constants.py``):
+
+* train: the 55 non-novel tasks, scenes 1-25, no held-out verb-noun pair, no shelf;
+* novel_tasks: the 27 novel compositions, scenes 1-25, the same object filters;
+* novel_steps: train tasks less ``cool_simple`` and ``pick_simple``, keeping only trials that
+  use a held-out pair (heat+egg, clean+plate, slice+lettuce, place on shelf);
+* novel_scenes: train tasks in the unseen scenes 26-30;
+* abstraction: train tasks less the six simple ones, with under-specified descriptions.
+
+Scenes 1-25 also carry EgoTV's context exclusions (heat tomato in 1-5, cool cup in 6-10, place on
+countertop in 11-15, slice potato in 16-20, clean knife/fork/spoon in 21-25).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from taskqa.atomic import staged_directory, write_text
+from taskqa.verify.descriptions import (
+    DESCRIPTION_NEGATIVES,
+    VIDEO_NEGATIVES,
+    negative_blocks,
+    negative_video,
+    render,
+    satisfied,
+    task_blocks,
+)
+from taskqa.verify.graph import SubTask
+from taskqa.verify.kitchen import (
+    AFFORDANCES,
+    PLACE_RECEPTACLES,
+    TARGET_OBJECTS,
+    Episode,
+    Scene,
+    act_out,
+)
+from taskqa.verify.tasks import NOVEL_TASKS, TASKS, TRAIN_TASKS, Task
+
+SPLITS = ("train", "novel_tasks", "novel_steps", "novel_scenes", "abstraction")
+TEST_SPLITS = SPLITS[1:]
+HELD_OUT_PAIRS = frozenset({
+    (SubTask.HEAT, "egg"), (SubTask.CLEAN, "plate"), (SubTask.SLICE, "lettuce"),
+    (SubTask.PLACE, "shelf"),
+})  # fmt: skip
+CONTEXT_EXCLUSIONS: tuple[tuple[range, SubTask, frozenset[str]], ...] = (
+    (range(1, 6), SubTask.HEAT, frozenset({"tomato"})),
+    (range(6, 11), SubTask.COOL, frozenset({"cup"})),
+    (range(11, 16), SubTask.PLACE, frozenset({"countertop"})),
+    (range(16, 21), SubTask.SLICE, frozenset({"potato"})),
+    (range(21, 26), SubTask.CLEAN, frozenset({"knife", "fork", "spoon"})),
+)
+VIDEO_NEGATIVE_RATE = 0.2
+
+
+@dataclass(frozen=True)
+class Trial:
+    split: str
+    index: int
+    task: Task
+    obj: str
+    receptacle: str | None
+    scene: int
+
+    @property
+    def trial_id(self) -> str:
+        return f"{self.split}-{self.index:05d}"
+
+
+def split_tasks(split: str) -> tuple[Task, ...]:
+    if split == "novel_tasks":
+        return NOVEL_TASKS
+    if split == "novel_steps":
+        return tuple(t for t in TRAIN_TASKS if t.name not in {"cool_simple", "pick_simple"})
+    if split == "abstraction":
+        return tuple(t for t in TRAIN_TASKS if t.complexity > 1)
+    if split in ("train", "novel_scenes"):
+        return TRAIN_TASKS
+    raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+
+
+def _pairs_used(task: Task, obj: str, receptacle: str | None) -> set[tuple[SubTask, str]]:
+    return {(s, receptacle if s is SubTask.PLACE else obj) for s in task.subtasks}  # type: ignore[misc]
+
+
+def _excluded(task: Task, obj: str, receptacle: str | None, scene: int) -> bool:
+    used = _pairs_used(task, obj, receptacle)
+    return any(
+        scene in scenes and any((s, n) in used for n in names)
+        for scenes, s, names in CONTEXT_EXCLUSIONS
+    )
+
+
+def sample_trial(split: str, index: int, seed: int) -> Trial:
+    """Rejection sampling of (task, object, receptacle, scene) under the split's filters."""
+    rng = random.Random(f"{seed}-{split}-{index}-trial")
+    tasks = split_tasks(split)
+    scenes = range(26, 31) if split == "novel_scenes" else range(1, 26)
+    for _ in range(10_000):
+        task = rng.choice(tasks)
+        objects = [o for o in TARGET_OBJECTS if set(task.subtasks) <= AFFORDANCES[o]]
+        obj = rng.choice(objects)
+        scene = rng.choice(scenes)
+        present = [r for r in Scene.generate(scene).receptacles if r in PLACE_RECEPTACLES]
+        receptacle = rng.choice(present) if SubTask.PLACE in task.subtasks else None
+        held = bool(_pairs_used(task, obj, receptacle) & HELD_OUT_PAIRS)
+        if held != (split == "novel_steps") or _excluded(task, obj, receptacle, scene):
+            continue
+        return Trial(split, index, task, obj, receptacle, scene)
+    raise RuntimeError(f"no trial satisfies the {split} filters")  # unreachable with these tables
+
+
+def build_trial(trial: Trial, seed: int) -> tuple[Episode, list[dict[str, Any]]]:
+    """The episode and its positive and negative pair."""
+    episode = act_out(
+        trial.trial_id, trial.task, trial.obj, trial.receptacle, Scene.generate(trial.scene),
+        f"{seed}-{trial.trial_id}-plan",
+    )  # fmt: skip
+    rng = random.Random(f"{seed}-{trial.trial_id}-text")
+    abstract = trial.split == "abstraction"
+    blocks = task_blocks(trial.task, trial.receptacle)
+    positive = render(trial.obj, blocks, rng, abstract)
+    if not satisfied(positive.graph, episode.segments):
+        raise AssertionError(f"{trial.trial_id}: the positive is not carried out by its episode")
+    base = {
+        "episode_id": episode.episode_id, "split": trial.split, "task": trial.task.name,
+        "complexity": trial.task.complexity, "ordering": trial.task.ordering,
+    }  # fmt: skip
+    pairs = [
+        {**base, "pair_id": f"{trial.trial_id}-pos", "description": positive.text,
+         "graph": positive.graph.to_dsl(), "label": 1, "negative_kind": None, "segments": None},
+    ]  # fmt: skip
+    pairs.append(
+        {
+            **base,
+            "pair_id": f"{trial.trial_id}-neg",
+            **_negative(episode, blocks, positive.text, rng, abstract),
+        }
+    )
+    return episode, pairs
+
+
+def _negative(
+    episode: Episode, blocks: list[list[tuple[SubTask, str | None]]], positive: str,
+    rng: random.Random, abstract: bool,
+) -> dict[str, Any]:  # fmt: skip
+    kinds = list(DESCRIPTION_NEGATIVES)
+    rng.shuffle(kinds)
+    if rng.random() < VIDEO_NEGATIVE_RATE:
+        kinds = rng.sample(VIDEO_NEGATIVES, 2) + kinds
+    for kind in kinds:
+        if kind in VIDEO_NEGATIVES:
+            shown = negative_video(kind, episode, rng)
+            if shown is None:
+                continue
+            description = render(episode.obj, blocks, rng, abstract)
+            if not satisfied(description.graph, [episode.segments[i] for i in shown]):
+                return {"description": description.text, "graph": description.graph.to_dsl(),
+                        "label": 0, "negative_kind": kind, "segments": shown}  # fmt: skip
+            continue
+        candidate = negative_blocks(kind, blocks, episode, rng)
+        if candidate is None or (abstract and kind == "wrong_receptacle"):
+            continue
+        description = render(episode.obj, candidate, rng, abstract)
+        if description.text != positive and not satisfied(description.graph, episode.segments):
+            return {"description": description.text, "graph": description.graph.to_dsl(),
+                    "label": 0, "negative_kind": kind, "segments": None}  # fmt: skip
+    raise AssertionError(f"{episode.episode_id}: no negative could be made")
+
+
+def episode_record(episode: Episode) -> dict[str, Any]:
+    return {
+        "episode_id": episode.episode_id,
+        "task": episode.task,
+        "object": episode.obj,
+        "receptacle": episode.receptacle,
+        "scene": episode.scene,
+        "order": [str(s) for s in episode.order],
+        "segments": [
+            {
+                "index": s.index,
+                "action": s.action,
+                "subtask": None if s.subtask is None else str(s.subtask),
+                "object": s.obj,
+                "receptacle": s.receptacle,
+                "objects_in_view": list(s.objects_in_view),
+                "state_after": s.state_after,
+            }
+            for s in episode.segments
+        ],
+    }
+
+
+def iter_trials(
+    trials_per_split: int, seed: int, splits: tuple[str, ...] = SPLITS
+) -> Iterator[Trial]:
+    for split in splits:
+        for index in range(trials_per_split):
+            yield sample_trial(split, index, seed)
+
+
+def _dump(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
+
+
+def build_benchmark(
+    out: Path, trials_per_split: int, seed: int, tick: Callable[[], None] = lambda: None
+) -> dict[str, Any]:
+    """Write episodes.jsonl, pairs.jsonl, tasks.json and manifest.json into ``out`` atomically."""
+    episodes: list[dict[str, Any]] = []
+    pairs: list[dict[str, Any]] = []
+    for trial in iter_trials(trials_per_split, seed):
+        episode, made = build_trial(trial, seed)
+        episodes.append(episode_record(episode))
+        pairs.extend(made)
+        tick()
+    manifest = {
+        "seed": seed,
+        "trials_per_split": trials_per_split,
+        "pairs": dict(sorted(Counter(f"{p['split']}/{p['label']}" for p in pairs).items())),
+        "negative_kinds": dict(
+            sorted(Counter(str(p["negative_kind"]) for p in pairs if not p["label"]).items())
+        ),
+        "tasks_per_split": {s: len(split_tasks(s)) for s in SPLITS},
+    }
+    tasks = [
+        {"name": t.name, "complexity": t.complexity, "ordering": t.ordering, "novel": t.novel}
+        for t in TASKS
+    ]
+    with staged_directory(out) as staging:
+        write_text(staging / "episodes.jsonl", _dump(episodes))
+        write_text(staging / "pairs.jsonl", _dump(pairs))
+        write_text(staging / "tasks.json", json.dumps(tasks, indent=1) + "\n")
+        write_text(staging / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
