@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from taskqa import __version__
-from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
+
+if TYPE_CHECKING:  # the model (and networkx) load only for the commands that use them
+    from taskqa.model import Recording
 
 app = typer.Typer(
     name="taskqa",
@@ -376,3 +378,6 @@ app.add_typer(physics_app, name="physics")
 from taskqa.verify.cli import app as verify_app  # noqa: E402
 
 app.add_typer(verify_app, name="verify")
+from taskqa.procedural.cli import app as procedural_app  # noqa: E402
+
+app.add_typer(procedural_app, name="procedural")
