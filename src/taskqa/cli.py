@@ -261,6 +261,66 @@ def generate(
 
 
 @app.command()
+def build(
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Benchmark folder to write.")],
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Generation workers; output is identical.")
+    ] = 1,
+    target: Annotated[int, typer.Option(min=0, help="Most questions kept (0: no limit).")] = 40_000,
+    min_binary: Annotated[
+        int, typer.Option(help="Drop a reasoning type's yes/no questions below this count.")
+    ] = 10,
+    alpha: Annotated[float, typer.Option(help="Share of most frequent open answers capped.")] = 0.2,
+    beta: Annotated[float, typer.Option(help="Most of a type those answers may answer.")] = 0.333,
+    disjoint: Annotated[
+        str, typer.Option(help="normal split: none (as released), clip or recording.")
+    ] = "none",
+    templates: Annotated[
+        list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
+    ] = None,
+    candidates: Annotated[
+        Path | None,
+        typer.Option(
+            help="Questions `taskqa generate` already made from CORPUS (skips generation)."
+        ),
+    ] = None,
+) -> None:
+    """Generate, balance and split into a benchmark folder with diagnostics (docs/balancing.md)."""
+    from taskqa.benchmark.balance import BalanceConfig
+    from taskqa.benchmark.build import BuildConfig, build_benchmark
+    from taskqa.questions.template import load_templates
+
+    if disjoint not in ("none", "clip", "recording"):
+        raise typer.BadParameter("expected none, clip or recording", param_hint="--disjoint")
+    balancing = BalanceConfig(target=target, min_binary=min_binary, alpha=alpha, beta=beta)
+    config = BuildConfig.model_validate({"seed": seed, "balance": balancing, "disjoint": disjoint})
+    try:
+        chosen = load_templates(templates)
+        with console.status("building") as status:
+            manifest = build_benchmark(
+                corpus,
+                out,
+                config,
+                chosen,
+                workers,
+                lambda message: status.update(message),
+                candidates,
+            )
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    counts = manifest["counts"]
+    console.print(
+        f"{counts['candidates']:,} candidates -> {counts['balanced']:,} balanced questions; "
+        f"normal {counts['normal/train']:,}/{counts['normal/val']:,}/{counts['normal/test']:,}, "
+        f"indirect {counts['indirect/train']:,}/{counts['indirect/val']:,}/"
+        f"{counts['indirect/test']:,} -> {out} (report: {out / 'diagnostics' / 'report.md'})",
+        highlight=False,
+    )
+
+
+@app.command()
 def check(
     questions: Annotated[Path, typer.Argument(help="A questions JSONL file.")],
     annotations: Annotated[Path, typer.Option(help="The corpus the questions were made from.")],

@@ -214,8 +214,14 @@ def _recording_lines(
     questions = questions_for_recording(recording, templates, config, verb_templates, rejected)
     # json.dumps of the field dict is several times faster than pydantic's dump here, and
     # `taskqa check` reads every line back through the Question model.
-    lines = [(json.dumps(q.__dict__, ensure_ascii=False), _tags(q)) for q in questions]
+    lines = [(json.dumps(_record(q), ensure_ascii=False), _tags(q)) for q in questions]
     return lines, rejected
+
+
+def _record(question: Question) -> dict[str, Any]:
+    record = dict(question.__dict__)
+    del record["split"]  # only a built benchmark's split files say which split a question is in
+    return record
 
 
 def generate_file(

@@ -32,6 +32,7 @@ class Question(BaseModel):
     steps: int
     obfuscation: int = 0
     params: dict[str, str]
+    split: Literal["train", "val", "test"] | None = None  # set in a built benchmark's split files
 
     @property
     def reasoning_type(self) -> str:

@@ -1,0 +1,1 @@
+"""Balanced benchmarks: answer balancing, splits, shortcut diagnostics and publishing."""

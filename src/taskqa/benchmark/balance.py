@@ -1,0 +1,171 @@
+"""Answer balancing (EgoTaskQA section 3.2, supplementary B.3), as one global, seeded pass.
+
+Within each reasoning type (the balancing key of a question's tags):
+
+- **binary** questions (answer yes or no) are cut to exactly as many yes as no; a type with fewer
+  than ``min_binary`` binary questions loses them all;
+- **open** questions are capped: the ``alpha`` share of most frequent answers (``floor(alpha *
+  distinct answers)`` of them; none below five distinct answers) may answer at most ``beta`` of
+  the type's questions. The released code lowers the top answers step by step and removes rows
+  as contiguous slices, which is only right when no two answers tie. Here the cap is exact: every
+  answer keeps ``min(count, c)`` questions for the largest ``c`` that meets the bound (the share
+  of the top answers only grows with ``c``, so a binary search finds it), and ties do not matter
+  because the top ``k`` capped counts have the same sum whichever tied answers are called "top".
+
+Then binary and open questions are brought to ``1 : open_per_binary`` and, if needed, down to
+``target`` questions, proportionally over types and (for open questions) over answers, the cap
+re-applied after rounding; binary questions stay paired yes/no. Which questions of an answer
+survive is decided by a seeded hash of their ids, so the result does not depend on file order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskqa.benchmark.candidates import Candidates
+
+
+class BalanceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    min_binary: int = Field(10, ge=0, description="Drop a type's binary questions below this.")
+    alpha: float = Field(0.2, gt=0, lt=1, description="Share of most frequent answers capped.")
+    beta: float = Field(0.333, gt=0, lt=1, description="Most those answers may answer.")
+    open_per_binary: int = Field(2, ge=1, description="Open questions per binary question.")
+    target: int = Field(40_000, ge=0, description="Most questions kept (0: no limit).")
+    with_reference: bool = Field(False, description="Count the reference in the balancing key.")
+
+
+@dataclass(frozen=True)
+class Balanced:
+    rows: list[int]  # the kept candidates, in file order
+    before: dict[str, dict[str, int]]  # type -> answer -> count, over all candidates
+    after: dict[str, dict[str, int]]
+
+
+def rank(seed: int, identifier: str) -> int:
+    """A question's seeded position in every random choice of balancing and splitting."""
+    digest = hashlib.blake2b(f"{seed}:{identifier}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def balance(candidates: Candidates, config: BalanceConfig) -> Balanced:
+    ranks = [rank(config.seed, identifier) for identifier in candidates.ids]
+    groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for row, (kind, answer) in enumerate(zip(candidates.types, candidates.answers, strict=True)):
+        groups[kind][answer].append(row)
+    for answers in groups.values():
+        for rows in answers.values():
+            rows.sort(key=ranks.__getitem__)
+
+    pairs = {kind: _binary_pairs(answers, config.min_binary) for kind, answers in groups.items()}
+    capped = {kind: _capped_open(answers, config) for kind, answers in groups.items()}
+    binary_available = 2 * sum(pairs.values())
+    open_available = sum(sum(counts.values()) for counts in capped.values())
+    binary_wanted = min(binary_available, open_available // config.open_per_binary)
+    if config.target:
+        binary_wanted = min(binary_wanted, config.target // (1 + config.open_per_binary))
+    open_counts = _open_quotas(capped, binary_wanted * config.open_per_binary, config)
+    open_total = sum(sum(counts.values()) for counts in open_counts.values())
+    pair_counts = _share(pairs, open_total // config.open_per_binary // 2)
+
+    kept: list[int] = []
+    after: dict[str, dict[str, int]] = {}
+    for kind, answers in groups.items():
+        counts = dict(open_counts.get(kind, {}))
+        if pair_counts.get(kind):
+            counts["yes"] = counts["no"] = pair_counts[kind]
+        for answer, count in counts.items():
+            kept += answers[answer][:count]
+        if counts:
+            after[kind] = {a: n for a, n in sorted(counts.items(), key=_by_count) if n}
+    before = {
+        kind: {a: len(rows) for a, rows in sorted(answers.items(), key=_by_size)}
+        for kind, answers in sorted(groups.items())
+    }
+    return Balanced(sorted(kept), before, dict(sorted(after.items())))
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return (-item[1], item[0])
+
+
+def _by_size(item: tuple[str, list[int]]) -> tuple[int, str]:
+    return (-len(item[1]), item[0])
+
+
+def _binary_pairs(answers: Mapping[str, list[int]], min_binary: int) -> int:
+    """How many yes/no pairs a type can give."""
+    yes, no = len(answers.get("yes", ())), len(answers.get("no", ()))
+    return 0 if yes + no < min_binary else min(yes, no)
+
+
+def _capped_open(answers: Mapping[str, list[int]], config: BalanceConfig) -> dict[str, int]:
+    counts = {a: len(rows) for a, rows in answers.items() if a not in ("yes", "no")}
+    return cap_counts(counts, config.alpha, config.beta)
+
+
+def cap_counts(counts: Mapping[str, int], alpha: float, beta: float) -> dict[str, int]:
+    """Every answer's count cut to the largest common cap that meets the top-share bound."""
+    ordered = sorted(counts.values(), reverse=True)
+    top = int(alpha * len(ordered)) if len(ordered) >= 5 else 0
+    if top == 0 or _top_share_ok(ordered, top, beta, ordered[0] if ordered else 0):
+        return dict(counts)
+    low, high = 1, ordered[0]  # the bound holds at cap 1 (top/len <= alpha < beta), not at max
+    while low < high - 1:
+        middle = (low + high) // 2
+        if _top_share_ok(ordered, top, beta, middle):
+            low = middle
+        else:
+            high = middle
+    return {answer: min(count, low) for answer, count in counts.items()}
+
+
+def _top_share_ok(ordered: Sequence[int], top: int, beta: float, cap: int) -> bool:
+    capped = [min(count, cap) for count in ordered]
+    return sum(capped[:top]) <= beta * sum(capped)
+
+
+def top_share(counts: Mapping[str, int], alpha: float) -> float:
+    """The share of questions answered by the ``alpha`` most frequent answers (0 below five)."""
+    ordered = sorted((n for n in counts.values() if n), reverse=True)
+    top = int(alpha * len(ordered)) if len(ordered) >= 5 else 0
+    total = sum(ordered)
+    return sum(ordered[:top]) / total if total else 0.0
+
+
+def _open_quotas(
+    capped: Mapping[str, Mapping[str, int]], wanted: int, config: BalanceConfig
+) -> dict[str, dict[str, int]]:
+    """Open questions per type and answer: ``wanted`` spread proportionally, then re-capped."""
+    sizes = {kind: sum(counts.values()) for kind, counts in capped.items()}
+    per_type = _share(sizes, wanted)
+    quotas = {}
+    for kind, quota in per_type.items():
+        if quota:
+            shaped = _share(capped[kind], quota)
+            quotas[kind] = cap_counts(
+                {a: n for a, n in shaped.items() if n}, config.alpha, config.beta
+            )
+    return quotas
+
+
+def _share(weights: Mapping[str, int], total: int) -> dict[str, int]:
+    """``total`` split in proportion to ``weights`` by largest remainders, never above a weight."""
+    whole = sum(weights.values())
+    if whole == 0 or total <= 0:
+        return dict.fromkeys(weights, 0)
+    total = min(total, whole)
+    exact = {key: weight * total / whole for key, weight in weights.items()}
+    shares = {key: int(value) for key, value in exact.items()}
+    left = total - sum(shares.values())
+    by_remainder = sorted(exact, key=lambda key: (shares[key] - exact[key], key))
+    for key in by_remainder[:left]:
+        shares[key] += 1
+    return shares

@@ -1,0 +1,264 @@
+"""``taskqa build``: corpus → candidates → balanced set → splits, as one benchmark folder.
+
+The folder layout is documented in docs/benchmark-folder.md. Every step is seeded and global,
+so the same corpus, templates and configuration give byte-identical files for any number of
+workers; the manifest lists every file with its sha256.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taskqa import __version__
+from taskqa.atomic import staged_directory, write_text
+from taskqa.benchmark import diagnostics
+from taskqa.benchmark.balance import BalanceConfig, balance
+from taskqa.benchmark.candidates import Candidates, read_candidates
+from taskqa.benchmark.report import build_report, category_counts
+from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
+from taskqa.convert import read_recordings
+from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
+from taskqa.model import Recording, VideoRef
+from taskqa.questions.clips import cut_clips
+from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
+from taskqa.questions.template import Template, load_templates
+from taskqa.reports import write_report
+
+MANIFEST = "manifest.json"
+FAMILIES = ("normal", "indirect")
+Stage = Callable[[str], None]
+
+
+class BuildConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    balance: BalanceConfig = Field(default_factory=BalanceConfig)
+    disjoint: Disjoint = Field(
+        "none", description="normal split: share clips between splits (none, as released), or not"
+    )
+
+
+def build_benchmark(
+    corpus: Path,
+    out: Path,
+    config: BuildConfig,
+    templates: Sequence[Template] | None = None,
+    workers: int = 1,
+    on_stage: Stage | None = None,
+    candidates_file: Path | None = None,
+) -> dict[str, Any]:
+    """Build the benchmark folder ``out`` from ``corpus``; return its manifest.
+
+    ``candidates_file`` reuses questions ``taskqa generate`` already made from this corpus (with
+    its summary beside it), so balancing can be tried several ways without generating again.
+    """
+    say = on_stage or (lambda _message: None)
+    recordings, verb_templates = read_recordings(corpus)
+    chosen = list(templates) if templates is not None else load_templates()
+    generation = config.generation.model_copy(update={"seed": config.seed})
+    balancing = config.balance.model_copy(update={"seed": config.seed})
+    with staged_directory(out) as stage:
+        if candidates_file is None:
+            say(f"generating candidates from {len(recordings)} recordings")
+            candidates_file = stage / ".candidates.jsonl"
+            summary = generate_file(
+                recordings, chosen, candidates_file, generation, verb_templates, workers
+            )
+        else:
+            summary = json.loads(summary_path(candidates_file).read_text(encoding="utf-8"))
+        say("balancing")
+        candidates = read_candidates(candidates_file, balancing.with_reference)
+        balanced = balance(candidates, balancing)
+        records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
+        say("splitting")
+        assignments = {
+            "normal": normal_split(candidates, balanced.rows, config.seed, config.disjoint),
+            "indirect": indirect_split(candidates, balanced.rows, config.seed),
+        }
+        sizes = _write_splits(stage, balanced.rows, records, assignments)
+        results = {family: _diagnose(records, assignments[family], family) for family in FAMILIES}
+        results["normal"]["disjoint_variants"] = _disjoint_effect(
+            candidates, balanced.rows, records, config.seed
+        )
+        say("writing corpus copy, video list and report")
+        _copy_corpus(corpus, recordings, stage / "corpus")
+        write_text(stage / "videos.csv", _video_list(recordings, generation, records.values()))
+        write_text(stage / "diagnostics" / "diagnostics.json", _json(results))
+        everything = list(candidates.records(list(range(len(candidates)))))
+        report = build_report(
+            balanced.before,
+            balanced.after,
+            category_counts(everything),
+            category_counts(list(records.values())),
+            sizes,
+            results,
+            balancing.alpha,
+        )
+        write_report(report, stage / "diagnostics")
+        for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
+            scratch.unlink(missing_ok=True)
+        manifest = {
+            "taskqa_version": __version__,
+            "seed": config.seed,
+            "corpus": {
+                "path": str(corpus),
+                "recordings": len(recordings),
+                "sha256": _corpus_digest(stage / "corpus"),
+            },
+            "config": config.model_dump(mode="json"),
+            "templates": summary["templates"],
+            "counts": {
+                "candidates": len(candidates),
+                "balanced": len(balanced.rows),
+                "rejected": summary["rejected"],
+                **{f"{family}/{split}": n for family, s in sizes.items() for split, n in s.items()},
+            },
+            "files": _digests(stage),
+        }
+        write_text(stage / MANIFEST, _json(manifest))
+    return manifest
+
+
+def _write_splits(
+    stage: Path,
+    rows: Sequence[int],
+    records: Mapping[int, dict[str, Any]],
+    assignments: Mapping[str, Mapping[int, Split]],
+) -> dict[str, dict[str, int]]:
+    sizes: dict[str, dict[str, int]] = {}
+    for family, assignment in assignments.items():
+        lines: dict[str, list[str]] = {split: [] for split in SPLITS}
+        for row in rows:  # file order, so splits read like the candidates
+            if row in assignment:
+                record = {**records[row], "split": assignment[row]}
+                lines[assignment[row]].append(json.dumps(record, ensure_ascii=False))
+        for split, texts in lines.items():
+            write_text(
+                stage / "splits" / family / f"{split}.jsonl", "".join(t + "\n" for t in texts)
+            )
+        train = [records[r] for r in rows if assignment.get(r) == "train"]
+        write_text(stage / "answers" / f"{family}.json", _json(diagnostics.vocabulary(train)))
+        sizes[family] = {split: len(texts) for split, texts in lines.items()}
+    return sizes
+
+
+def _by_split(
+    records: Mapping[int, dict[str, Any]], assignment: Mapping[int, Split]
+) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
+    for row in sorted(assignment):
+        grouped[assignment[row]].append(records[row])
+    return grouped
+
+
+def _diagnose(
+    records: Mapping[int, dict[str, Any]], assignment: Mapping[int, Split], family: str
+) -> dict[str, Any]:
+    parts = _by_split(records, assignment)
+    train, test = parts["train"], parts["test"]
+    return {
+        "split_family": family,
+        "out_of_vocabulary": {
+            "val": diagnostics.out_of_vocabulary(train, parts["val"]),
+            "test": diagnostics.out_of_vocabulary(train, test),
+        },
+        "baselines": {
+            "most likely": diagnostics.accuracy(test, diagnostics.most_likely(train, test)),
+            "question text": diagnostics.accuracy(test, diagnostics.question_text(train, test)),
+        },
+    }
+
+
+def _disjoint_effect(
+    candidates: Candidates, rows: Sequence[int], records: Mapping[int, dict[str, Any]], seed: int
+) -> dict[str, Any]:
+    """The normal split's diagnostics when clips or recordings may not cross splits."""
+    effect: dict[str, Any] = {}
+    modes: tuple[Disjoint, ...] = ("none", "clip", "recording")
+    for disjoint in modes:
+        assignment = normal_split(candidates, rows, seed, disjoint)
+        result = _diagnose(records, assignment, "normal")
+        parts = _by_split(records, assignment)
+        train_clips = {r["clip"] for r in parts["train"]}
+        shared = sum(r["clip"] in train_clips for r in parts["test"])
+        result["test_questions_on_train_clips"] = (
+            shared / len(parts["test"]) if parts["test"] else 0
+        )
+        result["sizes"] = {split: len(items) for split, items in parts.items()}
+        effect[disjoint] = result
+    return effect
+
+
+def _copy_corpus(source: Path, recordings: Sequence[Recording], target: Path) -> None:
+    if is_corpus(source):
+        shutil.copytree(source, target)
+        return
+    manifest = CorpusManifest(generator=f"taskqa build (from {source.name})")
+    write_corpus(target, recordings, manifest)
+
+
+def _video_list(
+    recordings: Sequence[Recording],
+    generation: GenerationConfig,
+    records: Any,
+) -> str:
+    """Where each clip's pixels are: recording, agent, view, video, start and end seconds."""
+    used = {r["clip"] for r in records}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["clip", "recording", "agent", "view", "video", "start_s", "end_s"])
+    for recording in recordings:
+        for clip in cut_clips(recording, generation.clips):
+            if clip.id not in used:
+                continue
+            videos: list[VideoRef | None] = [
+                v for v in recording.videos if v.agent in (None, clip.agent)
+            ]
+            for video in videos or [None]:
+                writer.writerow(
+                    [
+                        clip.id,
+                        recording.id,
+                        clip.agent,
+                        video.view.value if video else "",
+                        video.uri if video else "",
+                        f"{clip.start:.3f}",
+                        f"{clip.prediction_start:.3f}",
+                    ]
+                )
+    return buffer.getvalue()
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
+
+
+def _corpus_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for name, value in _digests(folder).items():
+        digest.update(f"{name}:{value}\n".encode())
+    return digest.hexdigest()
+
+
+def _json(data: object) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def counts_by_answer(records: Sequence[Mapping[str, Any]]) -> Counter[str]:
+    return Counter(str(r["answer"]) for r in records)

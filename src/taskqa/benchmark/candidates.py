@@ -1,0 +1,106 @@
+"""Candidate questions as compact columns, for the global balancing and splitting passes.
+
+Balancing looks at every candidate at once (CLEVR's per-shard balancing is the mistake to avoid),
+so a candidate is held as a handful of small values plus the byte offset of its line; the full
+record is read back only for the questions that survive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taskqa.problems import InvalidInputError, Problem
+
+BINARY_ANSWERS = frozenset({"yes", "no"})
+FIELDS = ("id", "answer", "types", "scopes", "semantic", "structural", "reference", "template")
+
+
+def reasoning_type(record: dict[str, object], with_reference: bool = False) -> str:
+    """The balancing key: ``$``-joined types, scopes, semantic, structural (and reference)."""
+    tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]  # type: ignore[misc]
+    if with_reference:
+        tags.append(record["reference"])
+    return "$".join(str(tag) for tag in tags)
+
+
+@dataclass
+class Candidates:
+    """One row per candidate question, in file order."""
+
+    path: Path
+    ids: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)  # reasoning type (balancing key)
+    clips: list[str] = field(default_factory=list)
+    recordings: list[str] = field(default_factory=list)
+    templates: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def is_binary(self, row: int) -> bool:
+        return self.answers[row] in BINARY_ANSWERS
+
+    def records(self, rows: list[int]) -> Iterator[dict[str, object]]:
+        """The full records of ``rows``, in the order given."""
+        with self.path.open("rb") as stream:
+            for row in rows:
+                stream.seek(self.offsets[row])
+                yield json.loads(stream.readline())
+
+
+def read_candidates(
+    path: Path,
+    with_reference: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> Candidates:
+    """Read a questions JSONL file (``taskqa generate``'s output) into columns."""
+    table = Candidates(path)
+    seen: set[str] = set()
+    offset = 0
+    with path.open("rb") as stream:
+        for index, line in enumerate(stream):
+            start, offset = offset, offset + len(line)
+            if not line.strip():
+                continue
+            record = _parse(path, index, line)
+            identifier = str(record["id"])
+            if identifier in seen:
+                message = f"duplicate question id {identifier}; expected unique ids"
+                raise InvalidInputError([Problem.at(path, [index, "id"], message)])
+            seen.add(identifier)
+            table.ids.append(identifier)
+            table.answers.append(str(record["answer"]))
+            table.types.append(reasoning_type(record, with_reference))
+            table.clips.append(str(record["clip"]))
+            table.recordings.append(str(record["recording"]))
+            table.templates.append(str(record["template"]))
+            table.references.append(str(record["reference"]))
+            table.offsets.append(start)
+            if on_progress is not None and index % 10000 == 0:
+                on_progress(index)
+    return table
+
+
+def _parse(path: Path, index: int, line: bytes) -> dict[str, object]:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        message = f"not JSON ({error.msg}); expected a question record"
+        raise InvalidInputError([Problem.at(path, [index], message)]) from None
+    if not isinstance(record, dict):
+        raise InvalidInputError([Problem.at(path, [index], "expected a JSON object")])
+    missing = [name for name in (*FIELDS, "clip", "recording") if name not in record]
+    if missing:
+        raise InvalidInputError(
+            [
+                Problem.at(path, [index, name], "missing; a question record has it")
+                for name in missing
+            ]
+        )
+    return record

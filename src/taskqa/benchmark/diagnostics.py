@@ -1,0 +1,78 @@
+"""Shortcut diagnostics every build reports on its test splits.
+
+If answers can be guessed without looking at the video, balancing has not done its job. Two
+blind baselines tell: **most likely** answers each question with the most frequent train answer
+of its reasoning type (EgoTaskQA reports 15.4% overall and about 50% on binary questions), and
+**question text** answers with the most frequent train answer of the same question text, else of
+the same template, else most likely — a language prior that memorises what it has read. The
+answer vocabulary comes from train; the share of val/test answers outside it is reported too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+
+Record = Mapping[str, object]
+
+
+def tags(record: Record) -> str:
+    """The reasoning type of a record: EgoTaskQA's ``$``-joined tag string."""
+    parts = [*record["types"], *record["scopes"]]  # type: ignore[misc]
+    parts += [record["semantic"], record["structural"], record["reference"]]
+    return "$".join(str(p) for p in parts)
+
+
+def vocabulary(train: Sequence[Record]) -> list[tuple[str, int]]:
+    counts = Counter(str(r["answer"]) for r in train)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def out_of_vocabulary(train: Sequence[Record], other: Sequence[Record]) -> float:
+    known = {r["answer"] for r in train}
+    return sum(r["answer"] not in known for r in other) / len(other) if other else 0.0
+
+
+def most_likely(train: Sequence[Record], test: Sequence[Record]) -> list[str]:
+    guess = _most_frequent(train, tags)
+    fallback = _global_answer(train)
+    return [guess.get(tags(r), fallback) for r in test]
+
+
+def question_text(train: Sequence[Record], test: Sequence[Record]) -> list[str]:
+    by_text = _most_frequent(train, lambda r: str(r["question"]).lower())
+    by_template = _most_frequent(train, lambda r: str(r["template"]))
+    by_type = _most_frequent(train, tags)
+    fallback = _global_answer(train)
+    return [
+        by_text.get(str(r["question"]).lower())
+        or by_template.get(str(r["template"]))
+        or by_type.get(tags(r), fallback)
+        for r in test
+    ]
+
+
+def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, float | int]:
+    """Accuracy over all questions and over binary (yes/no answer) and open ones."""
+    hits: dict[str, list[bool]] = defaultdict(list)
+    for record, prediction in zip(test, predictions, strict=True):
+        correct = prediction == record["answer"]
+        hits["all"].append(correct)
+        hits["binary" if record["answer"] in ("yes", "no") else "open"].append(correct)
+    result: dict[str, float | int] = {"questions": len(test)}
+    for group in ("all", "binary", "open"):
+        values = hits.get(group, [])
+        result[group] = round(100 * sum(values) / len(values), 2) if values else 0.0
+    return result
+
+
+def _most_frequent(records: Sequence[Record], key: Callable[[Record], str]) -> dict[str, str]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        counts[key(record)][str(record["answer"])] += 1
+    return {k: min(c.items(), key=lambda item: (-item[1], item[0]))[0] for k, c in counts.items()}
+
+
+def _global_answer(records: Sequence[Record]) -> str:
+    ranked = vocabulary(records)
+    return ranked[0][0] if ranked else ""

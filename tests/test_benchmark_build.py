@@ -1,0 +1,214 @@
+"""`taskqa build` on the simulated world: balance properties, split ratios, determinism."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
+from taskqa.benchmark.build import BuildConfig, build_benchmark
+from taskqa.benchmark.candidates import reasoning_type
+from taskqa.cli import app
+from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.records import read_questions
+from taskqa.questions.template import load_templates
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
+from taskqa.simulation.domain import Domain
+
+TARGET = 3000
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
+    config = SimulationConfig(episodes=14, seed=11)
+    out = tmp_path_factory.mktemp("bench") / "corpus"
+    write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
+    return out
+
+
+@pytest.fixture(scope="module")
+def candidates(corpus: Path, tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
+    from taskqa.convert import read_recordings
+
+    recordings, verbs = read_recordings(corpus)
+    out = tmp_path_factory.mktemp("candidates") / "questions.jsonl"
+    generate_file(recordings, load_templates(), out, GenerationConfig(), verbs, workers=2)
+    return out
+
+
+@pytest.fixture(scope="module")
+def bench(corpus: Path, candidates: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("built") / "bench"
+    config = BuildConfig(balance=BalanceConfig(target=TARGET))
+    build_benchmark(corpus, out, config, candidates_file=candidates)
+    return out
+
+
+def _records(bench: Path, family: str) -> dict[str, list[dict[str, Any]]]:
+    return {
+        split: [json.loads(line) for line in (bench / "splits" / family / f"{split}.jsonl").open()]
+        for split in ("train", "val", "test")
+    }
+
+
+def _balanced(bench: Path) -> list[dict[str, Any]]:
+    return [r for records in _records(bench, "normal").values() for r in records]
+
+
+def test_binary_answers_are_exactly_half_yes_within_every_reasoning_type(bench: Path) -> None:
+    answers: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in _balanced(bench):
+        if record["answer"] in ("yes", "no"):
+            answers[reasoning_type(record)][record["answer"]] += 1
+    assert len(answers) >= 5
+    for counts in answers.values():
+        assert counts["yes"] == counts["no"] > 0
+
+
+def test_top_fifth_of_open_answers_answer_at_most_a_third(bench: Path) -> None:
+    answers: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in _balanced(bench):
+        if record["answer"] not in ("yes", "no"):
+            answers[reasoning_type(record)][record["answer"]] += 1
+    capped = [counts for counts in answers.values() if len(counts) >= 5]
+    assert len(capped) >= 5
+    for counts in capped:
+        assert top_share(counts, 0.2) <= 0.333
+
+
+def test_binary_to_open_is_one_to_two_and_the_target_is_respected(bench: Path) -> None:
+    records = _balanced(bench)
+    binary = sum(r["answer"] in ("yes", "no") for r in records)
+    open_ = len(records) - binary
+    assert abs(2 * binary - open_) <= 4
+    assert 0.98 * TARGET <= len(records) <= TARGET  # re-capping after rounding may cost a few
+    manifest = json.loads((bench / "manifest.json").read_text())
+    assert manifest["counts"]["balanced"] == len(records)
+    assert manifest["counts"]["candidates"] > 5 * TARGET
+
+
+def test_normal_split_is_three_one_one_and_stratified(bench: Path) -> None:
+    parts = _records(bench, "normal")
+    sizes = {split: len(records) for split, records in parts.items()}
+    total = sum(sizes.values())
+    assert abs(sizes["train"] - 0.6 * total) <= 1
+    assert abs(sizes["val"] - 0.2 * total) <= 1
+    assert abs(sizes["test"] - 0.2 * total) <= 1
+    strata: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for split, records in parts.items():
+        for record in records:
+            assert record["split"] == split
+            strata[(reasoning_type(record), record["answer"])][split] += 1
+    for counts in strata.values():
+        size = sum(counts.values())
+        for split, share in (("train", 0.6), ("val", 0.2), ("test", 0.2)):
+            assert abs(counts[split] - share * size) < 1.0 + 1e-9
+
+
+def test_indirect_split_tests_only_questions_that_need_a_reference(bench: Path) -> None:
+    parts = _records(bench, "indirect")
+    for split in ("val", "test"):
+        assert parts[split]
+        for record in parts[split]:
+            assert record["reference"] == "indirect"
+            assert not record["template"].startswith("indirect/")
+    assert abs(len(parts["val"]) - len(parts["test"])) <= 1
+    assert len(parts["train"]) <= len(parts["val"]) + len(parts["test"])
+    assert {r["reference"] for r in parts["train"]} == {"direct", "indirect"}
+
+
+def test_split_files_read_back_as_questions(bench: Path) -> None:
+    loaded = list(read_questions(bench / "splits" / "normal" / "test.jsonl"))
+    assert loaded and all(q.split == "test" for _, q in loaded)
+
+
+def test_manifest_hashes_every_file_and_diagnostics_are_written(bench: Path) -> None:
+    import hashlib
+
+    manifest = json.loads((bench / "manifest.json").read_text())
+    files = {p.relative_to(bench).as_posix() for p in bench.rglob("*") if p.is_file()}
+    assert set(manifest["files"]) == files - {"manifest.json"}
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((bench / name).read_bytes()).hexdigest() == digest
+    diagnostics = json.loads((bench / "diagnostics" / "diagnostics.json").read_text())
+    most_likely = diagnostics["normal"]["baselines"]["most likely"]
+    assert 40 <= most_likely["binary"] <= 60  # balanced yes/no leave no prior to exploit
+    assert diagnostics["normal"]["disjoint_variants"]["clip"]["test_questions_on_train_clips"] == 0
+    assert diagnostics["normal"]["disjoint_variants"]["none"]["test_questions_on_train_clips"] > 0.5
+    report = (bench / "diagnostics" / "report.md").read_text()
+    assert "| normal: most likely |" in report
+    assert (bench / "diagnostics" / "figures" / "answers_after.png").stat().st_size > 1000
+    videos = (bench / "videos.csv").read_text().splitlines()
+    assert videos[0] == "clip,recording,agent,view,video,start_s,end_s" and len(videos) > 10
+
+
+def test_the_same_inputs_and_seed_give_identical_files(
+    corpus: Path, candidates: Path, bench: Path, tmp_path: Path
+) -> None:
+    again = tmp_path / "again"
+    config = BuildConfig(balance=BalanceConfig(target=TARGET))
+    build_benchmark(corpus, again, config, workers=2)  # generates itself, with two workers
+    first = json.loads((bench / "manifest.json").read_text())
+    second = json.loads((again / "manifest.json").read_text())
+    assert first["files"] == second["files"]
+    other_seed = build_benchmark(
+        corpus,
+        tmp_path / "seeded",
+        BuildConfig(seed=1, balance=BalanceConfig(target=TARGET)),
+        candidates_file=candidates,
+    )
+    assert (
+        other_seed["files"]["splits/normal/test.jsonl"]
+        != first["files"]["splits/normal/test.jsonl"]
+    )
+
+
+def test_recording_disjoint_split_keeps_recordings_apart(
+    corpus: Path, candidates: Path, tmp_path: Path
+) -> None:
+    config = BuildConfig(balance=BalanceConfig(target=TARGET), disjoint="recording")
+    build_benchmark(corpus, tmp_path / "b", config, candidates_file=candidates)
+    parts = _records(tmp_path / "b", "normal")
+    seen = {split: {r["recording"] for r in records} for split, records in parts.items()}
+    assert not seen["train"] & seen["test"] and not seen["train"] & seen["val"]
+
+
+def test_cap_is_exact_with_ties() -> None:
+    # Ten answers, two tied at the top: the released slice-based code removes the wrong rows here.
+    counts = {f"a{i}": n for i, n in enumerate([40, 40, 10, 10, 10, 5, 5, 5, 5, 5])}
+    capped = cap_counts(counts, 0.2, 0.333)
+    assert top_share(capped, 0.2) <= 0.333
+    level = max(capped.values())
+    assert capped["a0"] == capped["a1"] == level
+    # one more question on each top answer would break the bound: the cap is the largest that holds
+    looser = {a: min(n, level + 1) for a, n in counts.items()}
+    assert top_share(looser, 0.2) > 0.333
+    assert cap_counts({"a": 9, "b": 1}, 0.2, 0.333) == {"a": 9, "b": 1}  # fewer than five answers
+
+
+def test_build_command(corpus: Path, candidates: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "build",
+            str(corpus),
+            "--out",
+            str(tmp_path / "b"),
+            "--target",
+            "900",
+            "--candidates",
+            str(candidates),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "balanced questions" in result.output
+    bad = CliRunner().invoke(
+        app, ["build", str(corpus), "--out", str(tmp_path / "c"), "--disjoint", "video"]
+    )
+    assert bad.exit_code != 0
