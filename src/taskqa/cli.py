@@ -431,6 +431,49 @@ def convert(
     console.print(f"wrote {count} recordings as {to.value} to {out}", highlight=False)
 
 
+export_app = typer.Typer(
+    name="export",
+    help="Publish a built benchmark: Hugging Face datasets + Croissant, or an lmms-eval task.",
+    no_args_is_help=True,
+)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("hf")
+def export_hf_command(
+    bench: Annotated[Path, typer.Argument(help="A benchmark folder (`taskqa build`).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
+    name: Annotated[str | None, typer.Option(help="Dataset name (default: the folder's).")] = None,
+) -> None:
+    """Parquet splits, a dataset card with `configs`, and Croissant JSON-LD with RAI fields."""
+    from taskqa.benchmark.export_hf import export_hf
+
+    try:
+        files = export_hf(bench, out, name)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    console.print(
+        f"wrote {len(files)} files to {out}; load with datasets.load_dataset", highlight=False
+    )
+
+
+@export_app.command("lmms-eval")
+def export_lmms_command(
+    bench: Annotated[Path, typer.Argument(help="A benchmark folder (`taskqa build`).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Task folder to write.")],
+) -> None:
+    """An lmms-eval task folder (YAML + utils.py + Parquet) for the open-answer format."""
+    from taskqa.benchmark.export_lmms import export_lmms_eval
+
+    try:
+        files = export_lmms_eval(bench, out)
+    except InvalidInputError as error:
+        raise _fail(error) from None
+    console.print(
+        f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
+    )
+
+
 # Benchmark families with command groups of their own.
 from taskqa.physics.cli import app as physics_app  # noqa: E402
 

@@ -1,0 +1,342 @@
+"""``taskqa export hf``: a built benchmark as a Hugging Face dataset folder plus Croissant.
+
+Each split family is a dataset config (``normal``, ``indirect``) with train/validation/test
+Parquet files; ``README.md`` is a dataset card whose YAML ``configs`` block tells
+``datasets.load_dataset(DIR, "normal")`` where they are; ``croissant.json`` describes the same
+files in Croissant 1.0 JSON-LD with the responsible-AI (RAI) fields that NeurIPS datasets
+submissions ask for. Videos are not part of the export: ``videos.csv`` says which recording,
+view and time span each clip comes from, for users who hold the licensed videos.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from taskqa import __version__
+from taskqa.atomic import staged_directory, write_text
+from taskqa.benchmark.build import FAMILIES, MANIFEST
+from taskqa.problems import InvalidInputError, Problem, load_json
+
+HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
+SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("recording", pa.string()),
+        ("clip", pa.string()),
+        ("agent", pa.string()),
+        ("question", pa.string()),
+        ("answer", pa.string()),
+        ("answer_kind", pa.string()),
+        ("reasoning_type", pa.string()),
+        ("types", pa.list_(pa.string())),
+        ("scopes", pa.list_(pa.string())),
+        ("semantic", pa.string()),
+        ("structural", pa.string()),
+        ("reference", pa.string()),
+        ("template", pa.string()),
+        ("steps", pa.int32()),
+        ("obfuscation", pa.int32()),
+        ("program", pa.string()),
+        ("program_graph", pa.string()),  # the node list as JSON text
+        ("params", pa.string()),  # JSON object
+    ]
+)
+DESCRIPTIONS = {
+    "id": "Stable question id (hash of clip, template and parameters).",
+    "recording": "The recording the clip comes from.",
+    "clip": "Clip id: recording|agent|start frame|prediction start frame.",
+    "agent": "The person the question is about.",
+    "question": "The question text.",
+    "answer": "The answer.",
+    "answer_kind": "binary (yes/no) or open.",
+    "reasoning_type": "The $-joined tags EgoTaskQA's per-category accuracy counts.",
+    "types": "descriptive, predictive, counterfactual, explanatory.",
+    "scopes": "world, intent, multi-agent.",
+    "semantic": "action, object, state or change.",
+    "structural": "query or verify.",
+    "reference": "direct or indirect.",
+    "template": "The template id.",
+    "steps": "Reasoning steps (program nodes).",
+    "obfuscation": "Objects of an action said as 'something' (0-2).",
+    "program": "The program that computes the answer, one-line form.",
+    "program_graph": "The program as a JSON node list.",
+    "params": "The template parameters as a JSON object.",
+}
+
+
+def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
+    """Write the Hugging Face / Croissant export of ``bench`` to ``out``; return its files."""
+    manifest = _manifest(bench)
+    title = name or bench.resolve().name
+    with staged_directory(out) as stage:
+        files: dict[str, str] = {}
+        counts: dict[str, dict[str, int]] = {}
+        for family in FAMILIES:
+            counts[family] = {}
+            for split, hf_split in HF_SPLITS.items():
+                rows = list(_records(bench / "splits" / family / f"{split}.jsonl"))
+                relative = f"data/{family}/{hf_split}.parquet"
+                _write_parquet(stage / relative, rows)
+                files[relative] = _sha256(stage / relative)
+                counts[family][hf_split] = len(rows)
+        shutil.copyfile(bench / "videos.csv", stage / "videos.csv")
+        write_text(stage / "README.md", dataset_card(title, manifest, counts))
+        write_text(stage / "croissant.json", json.dumps(croissant(title, files), indent=2) + "\n")
+    return sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def _manifest(bench: Path) -> dict[str, Any]:
+    path = bench / MANIFEST
+    if not path.is_file():
+        message = "not a benchmark folder (no manifest.json); make one with `taskqa build`"
+        raise InvalidInputError([Problem(bench.name, "", message)])
+    data: dict[str, Any] = load_json(path)
+    return data
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as stream:
+        for line in stream:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _write_parquet(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    columns: dict[str, list[Any]] = {field.name: [] for field in SCHEMA}
+    for record in records:
+        tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]
+        row = {
+            **record,
+            "reasoning_type": "$".join([*tags, record["reference"]]),
+            "program_graph": json.dumps(record["program_graph"], ensure_ascii=False),
+            "params": json.dumps(record["params"], ensure_ascii=False, sort_keys=True),
+        }
+        for name, values in columns.items():
+            values.append(row[name])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    pq.write_table(pa.table(columns, schema=SCHEMA), temporary, compression="zstd")
+    temporary.replace(path)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+    configs = []
+    for index, family in enumerate(FAMILIES):
+        configs.append(f"- config_name: {family}")
+        if index == 0:
+            configs.append("  default: true")
+        configs.append("  data_files:")
+        for hf_split in HF_SPLITS.values():
+            configs += [f"  - split: {hf_split}", f"    path: data/{family}/{hf_split}.parquet"]
+    rows = "\n".join(
+        f"| {family} | {c['train']:,} | {c['validation']:,} | {c['test']:,} |"
+        for family, c in counts.items()
+    )
+    corpus = manifest["corpus"]
+    return f"""---
+pretty_name: {title}
+language:
+- en
+license: other
+task_categories:
+- visual-question-answering
+- video-text-to-text
+tags:
+- egocentric-video
+- procedural-reasoning
+- taskqa
+size_categories:
+- 10K<n<100K
+configs:
+{chr(10).join(configs)}
+---
+
+# {title}
+
+A diagnostic video question answering benchmark about goal-oriented tasks, built by
+taskqa {manifest["taskqa_version"]} in the style of
+EgoTaskQA: templated questions whose answers are computed by programs over annotated world
+states, causal dependencies between actions, intents and two people's awareness of each other.
+
+## Splits
+
+| config | train | validation | test |
+|---|---:|---:|---:|
+{rows}
+
+- `normal`: stratified by reasoning type and answer (3 : 1 : 1).
+- `indirect`: tests questions that refer to actions and objects indirectly ("the action right
+  after ...", "the first object whose status changed") with training on direct references.
+
+## How it was made
+
+From {corpus["recordings"]} recordings (corpus sha256 `{corpus["sha256"][:16]}`), seed
+{manifest["seed"]}: {manifest["counts"]["candidates"]:,} candidate questions were generated
+exhaustively and balanced to {manifest["counts"]["balanced"]:,} (yes/no even within every
+reasoning type, frequent open answers capped, binary : open = 1 : 2). `taskqa build` with the
+same inputs and seed reproduces every file; the benchmark's `manifest.json` holds the
+configuration and the sha256 of each file.
+
+## Fields
+
+{chr(10).join(f"- `{name}`: {text}" for name, text in DESCRIPTIONS.items())}
+
+## Videos
+
+Videos are not included. `videos.csv` lists, for every clip, the recording, the person, the
+camera view, the video file and the start and end seconds of the shown part.
+
+## Limitations
+
+Questions are generated from templates and answered from annotations, so they inherit every
+error of the annotations and the phrasing habits of the templates. Balancing removes answer
+priors within each reasoning type, not every textual shortcut: the build's diagnostics report
+how well blind baselines do.
+"""
+
+
+def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
+    """Croissant 1.0 metadata (with RAI fields) for the exported Parquet files."""
+    distribution: list[dict[str, Any]] = [
+        {
+            "@type": "cr:FileObject",
+            "@id": path,
+            "name": path,
+            "contentUrl": path,
+            "encodingFormat": "application/x-parquet",
+            "sha256": digest,
+        }
+        for path, digest in files.items()
+    ]
+    record_sets = []
+    for family in FAMILIES:
+        for hf_split in HF_SPLITS.values():
+            source = f"data/{family}/{hf_split}.parquet"
+            set_id = f"{family}_{hf_split}"
+            record_sets.append(
+                {
+                    "@type": "cr:RecordSet",
+                    "@id": set_id,
+                    "name": set_id,
+                    "description": f"The {hf_split} questions of the {family} split.",
+                    "field": [_field(set_id, source, column) for column in SCHEMA],
+                }
+            )
+    return {
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "name": title,
+        "description": (
+            "A diagnostic video question answering benchmark about goal-oriented tasks, generated "
+            "by taskqa from annotated recordings: templated questions with programs and answers."
+        ),
+        "conformsTo": "http://mlcommons.org/croissant/1.0",
+        "license": "https://creativecommons.org/licenses/by/4.0/",
+        "version": __version__,
+        "citeAs": "taskqa: diagnostic benchmarks from annotated task recordings",
+        "distribution": distribution,
+        "recordSet": record_sets,
+        **RAI,
+    }
+
+
+def _field(set_id: str, source: str, column: pa.Field) -> dict[str, Any]:
+    listed = pa.types.is_list(column.type)
+    value_type = column.type.value_type if listed else column.type
+    field: dict[str, Any] = {
+        "@type": "cr:Field",
+        "@id": f"{set_id}/{column.name}",
+        "name": column.name,
+        "description": DESCRIPTIONS[column.name],
+        "dataType": "sc:Integer" if pa.types.is_integer(value_type) else "sc:Text",
+        "source": {"fileObject": {"@id": source}, "extract": {"column": column.name}},
+    }
+    if listed:
+        field["repeated"] = True
+    return field
+
+
+RAI = {
+    "rai:dataCollection": (
+        "Questions are generated by taskqa's templates from annotated recordings of people doing "
+        "tasks (a simulated household world or a user's own annotations); no person is asked "
+        "anything and no new recording is made."
+    ),
+    "rai:dataCollectionType": "Machine-generated from annotations",
+    "rai:dataAnnotationProtocol": (
+        "Answers are computed by executing each question's program on the annotations of the "
+        "recording; `taskqa check` re-executes every program."
+    ),
+    "rai:dataBiases": (
+        "Template phrasing and the distribution of tasks in the source recordings shape the "
+        "questions; balancing evens yes/no answers and caps frequent open answers within each "
+        "reasoning type, but textual regularities remain (see the build diagnostics)."
+    ),
+    "rai:dataLimitations": (
+        "Answers are only as correct as the annotations; questions use a fixed vocabulary of "
+        "templates and do not cover free-form language."
+    ),
+    "rai:personalSensitiveInformation": (
+        "None in the questions; the referenced videos may show people and homes and stay under "
+        "their own licence."
+    ),
+    "rai:dataUseCases": (
+        "Evaluating and diagnosing video and language models on reasoning about actions, world "
+        "states, intents and other people's awareness in goal-oriented tasks."
+    ),
+    "rai:dataSocialImpact": (
+        "A diagnostic benchmark; it supports research on assistive agents that follow what people "
+        "do. It is not meant for surveillance or for judging individuals."
+    ),
+}
+
+CONTEXT: dict[str, Any] = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "samplingRate": "cr:samplingRate",
+    "equivalentProperty": "cr:equivalentProperty",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
