@@ -96,11 +96,10 @@ def build_benchmark(
         _copy_corpus(corpus, recordings, stage / "corpus")
         write_text(stage / "videos.csv", _video_list(recordings, generation, records.values()))
         write_text(stage / "diagnostics" / "diagnostics.json", _json(results))
-        everything = list(candidates.records(list(range(len(candidates)))))
         report = build_report(
             balanced.before,
             balanced.after,
-            category_counts(everything),
+            candidates.categories,
             category_counts(list(records.values())),
             sizes,
             results,

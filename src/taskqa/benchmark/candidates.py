@@ -8,9 +8,11 @@ record is read back only for the questions that survive.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from taskqa.problems import InvalidInputError, Problem
 
@@ -26,6 +28,18 @@ def reasoning_type(record: dict[str, object], with_reference: bool = False) -> s
     return "$".join(str(tag) for tag in tags)
 
 
+def category_tags(record: Mapping[str, Any]) -> list[str]:
+    """The tags a question counts in (every type and scope it carries, as EgoTaskQA counts)."""
+    return [
+        *(f"type/{t}" for t in record["types"]),
+        *(f"scope/{s}" for s in record["scopes"]),
+        f"semantic/{record['semantic']}",
+        f"structural/{record['structural']}",
+        f"reference/{record['reference']}",
+        "answer/binary" if record["answer"] in BINARY_ANSWERS else "answer/open",
+    ]
+
+
 @dataclass
 class Candidates:
     """One row per candidate question, in file order."""
@@ -39,6 +53,7 @@ class Candidates:
     templates: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
+    categories: Counter[str] = field(default_factory=Counter)  # questions per tag (multi-label)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -82,6 +97,7 @@ def read_candidates(
             table.templates.append(str(record["template"]))
             table.references.append(str(record["reference"]))
             table.offsets.append(start)
+            table.categories.update(category_tags(record))
             if on_progress is not None and index % 10000 == 0:
                 on_progress(index)
     return table

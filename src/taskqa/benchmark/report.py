@@ -11,6 +11,7 @@ import matplotlib
 from matplotlib.figure import Figure as MplFigure
 
 from taskqa.benchmark.balance import top_share
+from taskqa.benchmark.candidates import category_tags
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
@@ -23,12 +24,7 @@ def category_counts(records: Sequence[Mapping[str, Any]]) -> Counter[str]:
     """Questions per tag, counted in every tag a question carries (as EgoTaskQA's metric does)."""
     counts: Counter[str] = Counter()
     for record in records:
-        counts.update(f"type/{t}" for t in record["types"])
-        counts.update(f"scope/{s}" for s in record["scopes"])
-        counts[f"semantic/{record['semantic']}"] += 1
-        counts[f"structural/{record['structural']}"] += 1
-        counts[f"reference/{record['reference']}"] += 1
-        counts["answer/binary" if record["answer"] in ("yes", "no") else "answer/open"] += 1
+        counts.update(category_tags(record))
     return counts
 
 
