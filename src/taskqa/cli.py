@@ -484,3 +484,7 @@ app.add_typer(verify_app, name="verify")
 from taskqa.procedural.cli import app as procedural_app  # noqa: E402
 
 app.add_typer(procedural_app, name="procedural")
+from taskqa.evaluation.cli import baseline_command, evaluate_command  # noqa: E402
+
+app.command("evaluate")(evaluate_command)
+app.command("baseline")(baseline_command)

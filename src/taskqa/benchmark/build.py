@@ -176,6 +176,7 @@ def _diagnose(
         "baselines": {
             "most likely": diagnostics.accuracy(test, diagnostics.most_likely(train, test)),
             "question text": diagnostics.accuracy(test, diagnostics.question_text(train, test)),
+            "text classifier": diagnostics.accuracy(test, diagnostics.text_classifier(train, test)),
         },
     }
 

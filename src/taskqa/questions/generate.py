@@ -33,7 +33,8 @@ from taskqa.questions.records import Question
 from taskqa.questions.template import ACTION_PARAMS, Template
 from taskqa.simulation.config import derive_seed
 
-Lines = list[tuple[str, list[str]]]  # a question's JSON line and the summary tags it counts in
+# one recording's questions as JSONL text, their summary counts and the rejections by reason
+Shard = tuple[str, Counter[str], Counter[str]]
 
 
 class GenerationConfig(BaseModel):
@@ -208,14 +209,18 @@ def _recording_lines(
     config: GenerationConfig,
     verb_templates: dict[str, str] | None,
     recording_json: str,
-) -> tuple[Lines, Counter[str]]:
+) -> Shard:
     recording = Recording.model_validate_json(recording_json)
     rejected: Counter[str] = Counter()
     questions = questions_for_recording(recording, templates, config, verb_templates, rejected)
     # json.dumps of the field dict is several times faster than pydantic's dump here, and
-    # `taskqa check` reads every line back through the Question model.
-    lines = [(json.dumps(_record(q), ensure_ascii=False), _tags(q)) for q in questions]
-    return lines, rejected
+    # `taskqa check` reads every line back through the Question model. One string per recording
+    # (and counters, not per-question tags) keeps what workers send back cheap to transfer.
+    text = "".join(json.dumps(_record(q), ensure_ascii=False) + "\n" for q in questions)
+    counts: Counter[str] = Counter()
+    for question in questions:
+        counts.update(_tags(question))
+    return text, counts, rejected
 
 
 def _record(question: Question) -> dict[str, Any]:
@@ -243,10 +248,9 @@ def generate_file(
     temporary = out.with_name(f".{out.name}.partial")
     out.parent.mkdir(parents=True, exist_ok=True)
     with temporary.open("w", encoding="utf-8") as stream:
-        for lines, dropped in _map(work, payloads, workers):
-            for line, tags in lines:
-                stream.write(line + "\n")
-                counts.update(tags)
+        for text, counted, dropped in _map(work, payloads, workers):
+            stream.write(text)
+            counts.update(counted)
             rejected.update(dropped)
             if on_progress:
                 on_progress(1)
@@ -267,9 +271,7 @@ def summary_path(questions: Path) -> Path:
     return questions.with_name(questions.name.removesuffix(".jsonl") + ".summary.json")
 
 
-def _map(
-    work: Callable[[str], tuple[Lines, Counter[str]]], items: list[str], workers: int
-) -> Iterable[tuple[Lines, Counter[str]]]:
+def _map(work: Callable[[str], Shard], items: list[str], workers: int) -> Iterable[Shard]:
     if workers <= 1:
         yield from map(work, items)
         return

@@ -1,0 +1,1 @@
+"""Adapters for real models: frames from clip videos, prompts, an OpenAI-compatible chat run."""

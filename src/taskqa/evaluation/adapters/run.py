@@ -1,0 +1,243 @@
+"""Asking a model behind an OpenAI-compatible server every question of a split.
+
+Requests carry the clip's sampled frames (base64 JPEG) and the question in a prompt template
+read from a data file. ``taskqa.llm`` supplies the client: bounded concurrency, retries with
+backoff and a SQLite cache keyed by the whole request, so a rerun costs nothing. Answers are
+appended to ``OUT.partial`` as they arrive (flushed and fsynced); an interrupted run resumes
+from it, and the final file is written once, atomically, in split order, one line per question:
+nothing lost, nothing duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames, sample_times
+from taskqa.evaluation.adapters.mapping import AnswerMapper
+from taskqa.evaluation.benchmark import Benchmark, SplitQuestion
+from taskqa.evaluation.evaluate import meta_path
+from taskqa.evaluation.normalize import NORMALIZATION_VERSION
+from taskqa.llm import ChatRequest, LLMClient, ResponseCache
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.questions.clips import Clip, cut_clips
+
+CHUNK_PER_WORKER = 8  # requests prepared at a time per concurrent slot (bounds frame memory)
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    base_url: str
+    model: str
+    frames: int = 8
+    fps: float | None = None
+    prompt: str = "default"
+    concurrency: int = 4
+    max_tokens: int = 32
+    seed: int = 0
+    extract: bool = False
+    cache: Path | None = None
+    videos: Path | None = None
+    max_side: int = 384
+    temperature: float = 0.0
+
+
+def load_prompt(name: str) -> tuple[str, str]:
+    """A prompt template by built-in name (``default``, ``blind``, ``extract``) or file path."""
+    path = Path(name)
+    if path.suffix == ".txt" or path.is_file():
+        if not path.is_file():
+            raise InvalidInputError([Problem(path.name, "", "prompt template not found")])
+        text = path.read_text(encoding="utf-8")
+    else:
+        folder = resources.files("taskqa.evaluation.adapters").joinpath("prompts")
+        entry = folder.joinpath(f"{name}.txt")
+        if not entry.is_file():
+            built_in = sorted(p.name.removesuffix(".txt") for p in folder.iterdir())
+            raise InvalidInputError(
+                [Problem(name, "", f"no such prompt template; built in: {', '.join(built_in)}")]
+            )
+        text = entry.read_text(encoding="utf-8")
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_partial(path: Path) -> dict[str, dict[str, Any]]:
+    """Answers an interrupted run already wrote; a torn last line is ignored (it is cached)."""
+    done: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return done
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("question_id"), str):
+            done.setdefault(record["question_id"], record)
+    return done
+
+
+class ChatRun:
+    def __init__(self, benchmark: Benchmark, settings: ChatSettings) -> None:
+        if not settings.base_url:
+            raise ValueError("the chat baseline needs --base-url (an OpenAI-compatible server)")
+        self.settings = settings
+        self.template, self.template_sha256 = load_prompt(settings.prompt)
+        self.extract_template, _ = load_prompt("extract")
+        self.mapper = AnswerMapper(benchmark.answers())
+        cache = ResponseCache(settings.cache) if settings.cache else None
+        self.client = LLMClient(
+            settings.base_url, cache=cache, max_concurrency=settings.concurrency
+        )
+        self.videos = benchmark.videos()
+        self.video_root = settings.videos
+        self.clips = _clips(benchmark) if settings.frames > 0 else {}
+        self._frames: dict[str, list[str]] = {}
+
+    def frames_for(self, question: SplitQuestion) -> list[str]:
+        if self.settings.frames <= 0:
+            return []
+        key = question.question.clip
+        if key not in self._frames:
+            self._frames = {key: self._load_frames(question)}  # questions come clip by clip
+        return self._frames[key]
+
+    def _load_frames(self, item: SplitQuestion) -> list[str]:
+        q = item.question
+        clip = self.clips.get(q.clip)
+        start = clip.start if clip else 0.0
+        row = self.videos.find(q.clip, q.recording, q.agent, start)
+        if row is None:
+            raise VideoError(f"videos.csv has no row for clip {q.clip!r}")
+        video = row.video
+        if self.video_root is not None and not video.is_file():
+            video = self.video_root / video.name
+        times = sample_times(row.start_s, row.end_s, self.settings.frames, self.settings.fps)
+        return [data_url(j) for j in read_frames(video, times, self.settings.max_side)]
+
+    def request(self, item: SplitQuestion) -> ChatRequest:
+        images = self.frames_for(item)
+        text = Template(self.template).safe_substitute(
+            question=item.question.question, frames=len(images)
+        )
+        content: Any = text
+        if images:
+            content = [{"type": "text", "text": text}] + [
+                {"type": "image_url", "image_url": {"url": url}} for url in images
+            ]
+        return self._chat(content)
+
+    def _chat(self, content: Any) -> ChatRequest:
+        s = self.settings
+        return ChatRequest(
+            s.model, ({"role": "user", "content": content},), s.temperature, s.seed, s.max_tokens
+        )
+
+    def answer(self, item: SplitQuestion, reply: str, cached: bool) -> dict[str, Any]:
+        prediction, rule = self.mapper.map(reply)
+        if prediction is None and self.settings.extract:
+            prediction, rule = self._extract(item, reply)
+        return {
+            "question_id": item.id,
+            "prediction": prediction,
+            "raw": reply,
+            "mapped_by": rule,
+            "cached": cached,
+        }
+
+    def _extract(self, item: SplitQuestion, reply: str) -> tuple[str | None, str | None]:
+        candidates = self.mapper.candidates(reply)
+        if not candidates:
+            return None, None
+        prompt = Template(self.extract_template).safe_substitute(
+            question=item.question.question, reply=reply, candidates="; ".join(candidates)
+        )
+        extracted = self.client.complete(self._chat(prompt)).text
+        found, _ = self.mapper.map(extracted)
+        return (found, "llm-extraction") if found in candidates else (None, None)
+
+    def meta(self, split: str, benchmark: Benchmark) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "baseline": "chat",
+            "model": s.model,
+            "base_url": s.base_url,
+            "prompt": s.prompt,
+            "prompt_sha256": self.template_sha256,
+            "frames": {
+                "rule": "fps" if s.fps else "uniform",
+                "count": s.frames,
+                "fps": s.fps,
+                "max_side": s.max_side,
+            },
+            "temperature": s.temperature,
+            "seed": s.seed,
+            "max_tokens": s.max_tokens,
+            "llm_extraction": s.extract,
+            "normalization_version": NORMALIZATION_VERSION,
+            "split": split,
+            "benchmark_manifest_sha256": benchmark.manifest_sha256,
+        }
+
+
+def _clips(benchmark: Benchmark) -> dict[str, Clip]:
+    from taskqa.convert import read_recordings
+
+    recordings, _ = read_recordings(benchmark.corpus_dir)
+    config = benchmark.generation_config()
+    return {c.id: c for r in recordings for c in cut_clips(r, config.clips)}
+
+
+def run_chat(
+    benchmark: Benchmark,
+    split: str,
+    questions: Sequence[SplitQuestion],
+    settings: ChatSettings,
+    out: Path,
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    """Answer every question (resuming from ``OUT.partial``); return counts by mapping rule."""
+    run = ChatRun(benchmark, settings)
+    partial = out.with_name(out.name + ".partial")
+    done = read_partial(partial)
+    todo = [q for q in questions if q.id not in done]
+    if on_progress:
+        on_progress(len(questions) - len(todo))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    chunk = CHUNK_PER_WORKER * settings.concurrency
+    with partial.open("a", encoding="utf-8") as stream:
+        for begin in range(0, len(todo), chunk):
+            items = todo[begin : begin + chunk]
+            requests = [run.request(item) for item in items]
+
+            def record(index: int, completion: Any, items: Sequence[SplitQuestion] = items) -> None:
+                answered = run.answer(items[index], completion.text, completion.cached)
+                done[items[index].id] = answered
+                stream.write(json.dumps(answered, ensure_ascii=False) + "\n")
+                stream.flush()
+                os.fsync(stream.fileno())
+                if on_progress:
+                    on_progress(1)
+
+            run.client.complete_many(requests, record)
+    lines = [json.dumps(done[q.id], ensure_ascii=False) + "\n" for q in questions]
+    from taskqa.atomic import write_text
+
+    write_text(out, "".join(lines))
+    counts: dict[str, int] = {}
+    for q in questions:
+        rule = done[q.id].get("mapped_by") or "invalid"
+        counts[rule] = counts.get(rule, 0) + 1
+    write_text(
+        meta_path(out),
+        json.dumps({**run.meta(split, benchmark), "mapping": counts}, indent=2, sort_keys=True)
+        + "\n",
+    )
+    partial.unlink(missing_ok=True)
+    return counts

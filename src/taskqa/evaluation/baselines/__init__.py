@@ -1,0 +1,1 @@
+"""Offline baselines: each turns a benchmark split into predictions, one per question."""

@@ -1,0 +1,203 @@
+"""Reading a built benchmark folder (docs/benchmark-folder.md): manifest, splits, corpus, videos.
+
+Evaluation reads the folder and nothing else, so a score can always be traced to the sha256 of
+the folder's ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
+from taskqa.questions.generate import GenerationConfig
+from taskqa.questions.records import Question
+
+FAMILIES = ("normal", "indirect")
+SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class SplitQuestion:
+    """A question record of a split file: the generated question plus its split."""
+
+    question: Question
+    split: str
+
+    @property
+    def id(self) -> str:
+        return self.question.id
+
+
+@dataclass(frozen=True)
+class VideoClip:
+    """One row of ``videos.csv``: where a clip's frames are."""
+
+    clip: str
+    recording: str
+    agent: str
+    view: str
+    video: Path
+    start_s: float
+    end_s: float
+
+
+def parse_split_name(name: str) -> tuple[str, str]:
+    """``"normal/test"`` -> ``("normal", "test")``, refusing anything else."""
+    family, _, split = name.partition("/")
+    if family not in FAMILIES or split not in SPLITS:
+        choices = ", ".join(f"{f}/{s}" for f in FAMILIES for s in SPLITS)
+        raise InvalidInputError([Problem(name, "", f"unknown split; expected one of {choices}")])
+    return family, split
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Benchmark:
+    def __init__(self, root: Path) -> None:
+        if not (root / "manifest.json").is_file():
+            raise InvalidInputError(
+                [Problem(root.name, "", "not a benchmark folder (no manifest.json)")]
+            )
+        self.root = root
+        manifest = load_json(root / "manifest.json")
+        if not isinstance(manifest, dict):
+            raise InvalidInputError([Problem("manifest.json", "", "expected a JSON object")])
+        self.manifest: dict[str, Any] = manifest
+        self._splits: dict[tuple[str, str], list[SplitQuestion]] = {}
+
+    @cached_property
+    def manifest_sha256(self) -> str:
+        return sha256_file(self.root / "manifest.json")
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.root / "corpus"
+
+    def split_path(self, family: str, split: str) -> Path:
+        return self.root / "splits" / family / f"{split}.jsonl"
+
+    def questions(self, family: str, split: str) -> list[SplitQuestion]:
+        key = (family, split)
+        if key not in self._splits:
+            self._splits[key] = read_split(self.split_path(family, split))
+        return self._splits[key]
+
+    def answers(self) -> set[str]:
+        """The closed answer vocabulary: every answer of every split file."""
+        return {
+            q.question.answer
+            for family in FAMILIES
+            for split in SPLITS
+            if self.split_path(family, split).is_file()
+            for q in self.questions(family, split)
+        }
+
+    def generation_config(self) -> GenerationConfig:
+        """How the questions were generated (clip cutting matters for re-running programs)."""
+        raw = self.manifest.get("generation", {})
+        candidates = [raw, raw.get("config")] if isinstance(raw, dict) else []
+        for candidate in candidates:
+            if isinstance(candidate, dict):
+                try:
+                    return GenerationConfig.model_validate(candidate)
+                except ValidationError:
+                    continue
+        return GenerationConfig()
+
+    def videos(self) -> VideoIndex:
+        path = self.root / "videos.csv"
+        return read_videos(path, self.root) if path.is_file() else VideoIndex([])
+
+
+def read_split(path: Path) -> list[SplitQuestion]:
+    """Every question of a split file; a bad line raises with the file and its record path."""
+    if not path.is_file():
+        raise InvalidInputError([Problem(path.name, "", f"split file not found: {path}")])
+    questions = []
+    with path.open(encoding="utf-8") as stream:
+        for index, line in enumerate(stream):
+            if line.strip():
+                questions.append(_split_question(path.name, index, line))
+    return questions
+
+
+def _split_question(file: str, index: int, line: str) -> SplitQuestion:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InvalidInputError(
+            [Problem.at(file, [index], f"invalid JSON (line {index + 1}): {error.msg}")]
+        ) from None
+    if not isinstance(record, dict):
+        raise InvalidInputError([Problem.at(file, [index], "expected a JSON object")])
+    split = record.pop("split", "")
+    record.pop("reasoning_type", None)  # recomputed from the tags; see docs/evaluation.md
+    try:
+        question = Question.model_validate(record)
+    except ValidationError as error:
+        raise InvalidInputError(problems_from_validation_error(file, [index], error)) from None
+    return SplitQuestion(question, str(split))
+
+
+class VideoIndex:
+    """The rows of ``videos.csv``, found by clip id or by recording, agent and start time."""
+
+    def __init__(self, rows: list[VideoClip]) -> None:
+        self.rows = rows
+        self._by_clip = {row.clip: row for row in rows if row.clip}
+
+    def find(self, clip: str, recording: str, agent: str, start_s: float) -> VideoClip | None:
+        if clip in self._by_clip:
+            return self._by_clip[clip]
+        for row in self.rows:
+            same_person = row.recording == recording and row.agent == agent
+            if same_person and abs(row.start_s - start_s) < START_TOLERANCE_S:
+                return row
+        return None
+
+
+START_TOLERANCE_S = 0.05  # clip starts are frame-rounded in ids; 50 ms covers 20+ fps
+
+
+def read_videos(path: Path, root: Path) -> VideoIndex:
+    """Rows of ``videos.csv``; relative video paths are relative to the benchmark folder."""
+    with path.open(encoding="utf-8", newline="") as stream:
+        rows = [
+            _video_row(path.name, index, row, root)
+            for index, row in enumerate(csv.DictReader(stream))
+        ]
+    return VideoIndex(rows)
+
+
+def _video_row(file: str, index: int, row: dict[str, str], root: Path) -> VideoClip:
+    video = row.get("video") or row.get("video_file") or row.get("file") or ""
+    try:
+        start, end = float(row.get("start_s", "")), float(row.get("end_s", ""))
+    except ValueError:
+        raise InvalidInputError(
+            [Problem.at(file, [index], "start_s and end_s must be numbers")]
+        ) from None
+    path = Path(video)
+    return VideoClip(
+        clip=row.get("clip", ""),
+        recording=row.get("recording", ""),
+        agent=row.get("agent", ""),
+        view=row.get("view", ""),
+        video=path if path.is_absolute() else root / path,
+        start_s=start,
+        end_s=end,
+    )

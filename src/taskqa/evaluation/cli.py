@@ -1,0 +1,184 @@
+"""``taskqa evaluate`` and ``taskqa baseline``: plain functions the main CLI registers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from taskqa.problems import InvalidInputError
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=errors,
+    )  # fmt: skip
+
+
+def _fail(error: Exception) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {error}", highlight=False)
+    return typer.Exit(code=1)
+
+
+def evaluate_command(
+    benchmark: Annotated[Path, typer.Option("--benchmark", "-b", help="A built benchmark folder.")],
+    predictions: Annotated[
+        list[Path], typer.Option("--predictions", "-p", help="Prediction files (JSONL); repeat.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json and reports.")],
+    split: Annotated[str, typer.Option(help="Split scored, FAMILY/SPLIT.")] = "normal/test",
+    name: Annotated[
+        list[str] | None, typer.Option("--name", help="Model names, one per file (default: stems).")
+    ] = None,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of clips.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    most_likely: Annotated[
+        bool, typer.Option(help="Add the most-likely (train prior) column.")
+    ] = True,
+    strict: Annotated[
+        bool, typer.Option(help="Fail when a file has unknown, duplicate or missing ids.")
+    ] = False,
+) -> None:
+    """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report."""
+    from taskqa.atomic import write_text
+    from taskqa.evaluation.benchmark import Benchmark, parse_split_name
+    from taskqa.evaluation.evaluate import dump_results, evaluate, results_json
+    from taskqa.evaluation.metrics import BootstrapConfig
+    from taskqa.evaluation.report import build_report
+    from taskqa.reports import write_report
+
+    try:
+        parse_split_name(split)
+        bench = Benchmark(benchmark)
+        evaluation = evaluate(
+            bench, split, predictions, name, BootstrapConfig(resamples, seed), most_likely
+        )
+    except (InvalidInputError, ValueError) as error:
+        raise _fail(error) from None
+    results = results_json(evaluation)
+    write_text(out / "results.json", dump_results(results))
+    write_report(build_report(evaluation, results), out)
+    incomplete = _print_summary(results)
+    console.print(f"wrote results.json, report.md and report.html to {out}", highlight=False)
+    if strict and incomplete:
+        raise typer.Exit(code=1)
+
+
+def _print_summary(results: dict[str, object]) -> bool:
+    incomplete = False
+    for model in results["models"]:  # type: ignore[attr-defined]
+        coverage = model["coverage"]
+        overall = model["breakdowns"]["overall"]["all"]
+        low, high = overall["ci95"]
+        console.print(
+            f"{model['name']}: {100 * overall['accuracy']:.2f}% "
+            f"[{100 * (low or 0):.2f}, {100 * (high or 0):.2f}] "
+            f"(invalid {overall['invalid']}, missing {coverage['missing_ids']}, "
+            f"unknown ids {coverage['unknown_ids']}, duplicates {coverage['duplicate_ids']})",
+            highlight=False,
+        )
+        if coverage["missing_ids"] or coverage["unknown_ids"] or coverage["duplicate_ids"]:
+            incomplete = True
+            errors.print(
+                f"[yellow]warning:[/] {model['name']}: {coverage['missing_ids']} missing, "
+                f"{coverage['unknown_ids']} unknown and {coverage['duplicate_ids']} duplicate ids "
+                f"(examples in results.json)",
+                highlight=False,
+            )
+    return incomplete
+
+
+def baseline_command(
+    baseline: Annotated[
+        str,
+        typer.Argument(
+            help="most-likely, text-only, text-embedding, oracle, noisy-oracle or chat."
+        ),
+    ],
+    benchmark: Annotated[Path, typer.Option("--benchmark", "-b", help="A built benchmark folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file to write (JSONL).")],
+    split: Annotated[str, typer.Option(help="Split to answer, FAMILY/SPLIT.")] = "normal/test",
+    flip: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="noisy-oracle: fact misreading rate P.")
+    ] = 0.1,
+    seed: Annotated[int, typer.Option(help="Seed of the noise / of the model's sampling.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Answer only the first N questions (quick trials).")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="chat: the OpenAI-compatible server, e.g. http://localhost:8000/v1."),
+    ] = None,
+    model: Annotated[
+        str, typer.Option(help="chat: the model name sent to the server.")
+    ] = "default",
+    frames: Annotated[
+        int, typer.Option(min=0, help="chat: frames sampled uniformly per clip.")
+    ] = 8,
+    fps: Annotated[
+        float | None, typer.Option(help="chat: sample at this rate instead (capped by --frames).")
+    ] = None,
+    prompt: Annotated[
+        str, typer.Option(help="chat: a built-in prompt template name or a template file.")
+    ] = "default",
+    concurrency: Annotated[int, typer.Option(min=1, help="chat: requests in flight.")] = 4,
+    max_tokens: Annotated[int, typer.Option(min=1, help="chat: reply length limit.")] = 32,
+    cache: Annotated[
+        Path | None, typer.Option(help="chat: SQLite response cache (default: OUT.cache.sqlite).")
+    ] = None,
+    extract: Annotated[
+        bool, typer.Option(help="chat: ask the model to map an unmatched reply to the vocabulary.")
+    ] = False,
+    videos: Annotated[
+        Path | None, typer.Option(help="chat: folder that relative paths in videos.csv start from.")
+    ] = None,
+) -> None:
+    """Write a predictions file from a baseline or a model behind an OpenAI-compatible server."""
+    from taskqa.evaluation.baselines.run import BaselineName, offline_predictions
+    from taskqa.evaluation.benchmark import Benchmark, parse_split_name
+    from taskqa.evaluation.output import write_predictions
+
+    try:
+        chosen = BaselineName(baseline)
+    except ValueError:
+        choices = ", ".join(b.value for b in BaselineName)
+        raise _fail(
+            ValueError(f"unknown baseline {baseline!r}; expected one of {choices}")
+        ) from None
+    try:
+        family, part = parse_split_name(split)
+        bench = Benchmark(benchmark)
+        questions = bench.questions(family, part)[:limit]
+        if chosen is BaselineName.chat:
+            from taskqa.evaluation.adapters.run import ChatSettings, run_chat
+
+            settings = ChatSettings(
+                base_url=base_url or "", model=model, frames=frames, fps=fps, prompt=prompt,
+                concurrency=concurrency, max_tokens=max_tokens, seed=seed, extract=extract,
+                cache=cache or out.with_name(out.name + ".cache.sqlite"), videos=videos,
+            )  # fmt: skip
+            with _progress() as progress:
+                task = progress.add_task("asking the model", total=len(questions))
+                run_chat(
+                    bench, split, questions, settings, out, lambda n: progress.advance(task, n)
+                )
+            console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
+            return
+        with _progress() as progress:
+            task = progress.add_task(chosen.value, total=len(questions))
+            predicted, meta = offline_predictions(
+                chosen, bench, split, questions, flip, seed, lambda n: progress.advance(task, n)
+            )
+            progress.update(task, completed=len(questions))
+    except (InvalidInputError, ValueError) as error:
+        raise _fail(error) from None
+    meta.update({"split": split, "benchmark_manifest_sha256": bench.manifest_sha256})
+    write_predictions(out, questions, predicted, meta)
+    console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)

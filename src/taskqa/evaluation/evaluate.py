@@ -1,0 +1,239 @@
+"""Scoring prediction files on a benchmark split, and the results.json that records it all."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from taskqa import __version__
+from taskqa.evaluation.baselines.most_likely import most_likely_predictions
+from taskqa.evaluation.benchmark import Benchmark
+from taskqa.evaluation.metrics import (
+    BootstrapConfig,
+    Comparison,
+    GroupScores,
+    clip_weights,
+    compare,
+    score_groups,
+)
+from taskqa.evaluation.normalize import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
+from taskqa.evaluation.predictions import (
+    Coverage,
+    Predictions,
+    outcomes_of,
+    read_predictions,
+)
+from taskqa.evaluation.table import QuestionTable, build_table
+from taskqa.problems import load_json
+
+RESULTS_FORMAT = "taskqa-evaluation"
+RESULTS_FORMAT_VERSION = 1
+MOST_LIKELY = "most-likely"
+
+
+@dataclass
+class ModelRun:
+    name: str
+    source: str  # the prediction file, or how a built-in baseline was made
+    sha256: str | None
+    outcomes: NDArray[np.int8]
+    coverage: Coverage
+    scores: GroupScores
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Evaluation:
+    benchmark: Benchmark
+    split: str
+    table: QuestionTable
+    config: BootstrapConfig
+    runs: list[ModelRun]
+    comparisons: list[Comparison]
+
+
+def model_names(paths: list[Path], names: list[str] | None) -> list[str]:
+    """The given names, else file stems made unique with a counter."""
+    if names:
+        if len(names) != len(paths):
+            raise ValueError(f"{len(names)} names for {len(paths)} prediction files")
+        return names
+    chosen: list[str] = []
+    for path in paths:
+        stem = path.name.removesuffix(".jsonl")
+        name, n = stem, 2
+        while name in chosen:
+            name, n = f"{stem}-{n}", n + 1
+        chosen.append(name)
+    return chosen
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """The sidecar ``NAME.meta.json`` a baseline or adapter writes beside its predictions."""
+    sidecar = meta_path(path)
+    if not sidecar.is_file():
+        return {}
+    meta = load_json(sidecar)
+    return meta if isinstance(meta, dict) else {}
+
+
+def meta_path(predictions: Path) -> Path:
+    return predictions.with_name(predictions.name.removesuffix(".jsonl") + ".meta.json")
+
+
+def evaluate(
+    benchmark: Benchmark,
+    split: str,
+    prediction_paths: list[Path],
+    names: list[str] | None = None,
+    config: BootstrapConfig | None = None,
+    with_most_likely: bool = True,
+) -> Evaluation:
+    config = config or BootstrapConfig()
+    family, part = split.split("/")
+    questions = benchmark.questions(family, part)
+    table = build_table(questions, benchmark.answers())
+    weights = clip_weights(table, config)
+    runs: list[ModelRun] = []
+    if with_most_likely:
+        predicted = most_likely_predictions(benchmark.questions(family, "train"), questions)
+        outcomes = outcomes_of(predicted, table)
+        runs.append(
+            ModelRun(
+                MOST_LIKELY,
+                f"built in: most frequent {family}/train answer per reasoning type",
+                None,
+                outcomes,
+                Coverage(lines=table.size, answered=table.size),
+                score_groups(table, outcomes, weights, config),
+                {"baseline": MOST_LIKELY},
+            )
+        )
+    for name, path in zip(model_names(prediction_paths, names), prediction_paths, strict=True):
+        runs.append(_run(name, read_predictions(path, table), table, weights, config))
+    comparisons = [
+        compare((a.name, b.name), table, a.outcomes, b.outcomes, weights, config)
+        for i, a in enumerate(runs)
+        for b in runs[i + 1 :]
+    ]
+    return Evaluation(benchmark, split, table, config, runs, comparisons)
+
+
+def _run(
+    name: str,
+    predictions: Predictions,
+    table: QuestionTable,
+    weights: NDArray[np.float64],
+    config: BootstrapConfig,
+) -> ModelRun:
+    return ModelRun(
+        name,
+        str(predictions.path),
+        predictions.sha256,
+        predictions.outcomes,
+        predictions.coverage,
+        score_groups(table, predictions.outcomes, weights, config),
+        read_meta(predictions.path),
+    )
+
+
+def results_json(evaluation: Evaluation) -> dict[str, Any]:
+    """Every number of the evaluation plus everything that determines it."""
+    bench, table, config = evaluation.benchmark, evaluation.table, evaluation.config
+    return {
+        "format": RESULTS_FORMAT,
+        "format_version": RESULTS_FORMAT_VERSION,
+        "taskqa_version": __version__,
+        "benchmark": {
+            "path": str(bench.root),
+            "manifest_sha256": bench.manifest_sha256,
+            "benchmark_taskqa_version": bench.manifest.get("taskqa_version"),
+            "split": evaluation.split,
+            "questions": table.size,
+            "clips": len(table.clips),
+            "answer_vocabulary": len(table.vocabulary),
+        },
+        "normalization": {
+            "version": NORMALIZATION_VERSION,
+            "rules": list(NORMALIZATION_RULES),
+            "collisions": collisions(bench.answers()),
+        },
+        "scoring": {
+            "correct": "the normalized prediction equals the normalized answer",
+            "invalid": "null, or a prediction outside the closed answer vocabulary",
+            "missing": "no line for the question; scored as not correct",
+            "denominator": "every question of the split (invalid and missing count as not correct)",
+            "open_binary": {
+                "open_binary_structural": "open = structural query, binary = structural verify",
+                "open_binary_answer": "binary = the answer is yes or no, open = any other answer",
+            },
+        },
+        "bootstrap": {
+            "unit": "clip",
+            "resamples": config.resamples,
+            "seed": config.seed,
+            "confidence": config.confidence,
+            "interval": "percentile",
+        },
+        "models": [_model_json(run, table) for run in evaluation.runs],
+        "comparisons": [_comparison_json(c) for c in evaluation.comparisons],
+    }
+
+
+def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:
+    scores = run.scores
+    breakdowns: dict[str, Any] = {}
+    for breakdown in table.breakdowns:
+        groups: dict[str, Any] = {}
+        for offset, group in enumerate(breakdown.groups):
+            i = breakdown.offset + offset
+            groups[group] = {
+                "questions": int(scores.total[i]),
+                "correct": int(scores.correct[i]),
+                "wrong": int(
+                    scores.total[i] - scores.correct[i] - scores.invalid[i] - scores.missing[i]
+                ),
+                "invalid": int(scores.invalid[i]),
+                "missing": int(scores.missing[i]),
+                "accuracy": _number(scores.accuracy[i]),
+                "ci95": [_number(scores.low[i]), _number(scores.high[i])],
+            }
+        breakdowns[breakdown.name] = groups
+    return {
+        "name": run.name,
+        "source": run.source,
+        "sha256": run.sha256,
+        "meta": run.meta,
+        "coverage": run.coverage.to_json(),
+        "accuracy": breakdowns["overall"]["all"]["accuracy"],
+        "breakdowns": breakdowns,
+    }
+
+
+def _comparison_json(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "first": comparison.first,
+        "second": comparison.second,
+        "questions": comparison.questions,
+        "accuracy_first": comparison.accuracy_first,
+        "accuracy_second": comparison.accuracy_second,
+        "difference": comparison.difference,
+        "difference_ci95": [comparison.difference_low, comparison.difference_high],
+        "only_first_correct": comparison.only_first_correct,
+        "only_second_correct": comparison.only_second_correct,
+        "mcnemar_exact_p": comparison.mcnemar_p,
+        "paired_bootstrap_p": comparison.bootstrap_p,
+    }
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else round(float(value), 6)
+
+
+def dump_results(results: dict[str, Any]) -> str:
+    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"

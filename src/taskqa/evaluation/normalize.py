@@ -1,0 +1,69 @@
+"""Answer normalization: the rules that decide when a prediction equals an answer.
+
+The rules are versioned. ``NORMALIZATION_VERSION`` is written into every results file, and any
+change to the rules (even one that only fixes a corner case) must bump it, because it can change
+scores. Both the prediction and the reference answer go through the same function, so a rule can
+never make a correct answer wrong on its own side only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+NORMALIZATION_VERSION = "1"
+
+NORMALIZATION_RULES = (
+    "Unicode NFKC, then case-folded",
+    "every punctuation character (Unicode category P*, hyphens and apostrophes included) "
+    "becomes a space",
+    "the articles a, an and the are removed as whole words",
+    "runs of whitespace become one space; leading and trailing whitespace is removed",
+    "a whole answer that is a yes/no synonym becomes yes or no "
+    "(yes: y, yeah, yep, true, correct; no: n, nope, false, incorrect)",
+)
+
+YES_SYNONYMS = frozenset({"yes", "y", "yeah", "yep", "true", "correct"})
+NO_SYNONYMS = frozenset({"no", "n", "nope", "false", "incorrect"})
+ARTICLES = frozenset({"a", "an", "the"})
+_SPACES = re.compile(r"\s+")
+
+
+def _is_punctuation(character: str) -> bool:
+    return unicodedata.category(character).startswith("P")
+
+
+def normalize_answer(text: str) -> str:
+    """The comparable form of an answer (``"The Cup."`` -> ``"cup"``, ``"True"`` -> ``"yes"``)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    spaced = "".join(" " if _is_punctuation(c) else c for c in folded)
+    words = [w for w in _SPACES.split(spaced) if w and w not in ARTICLES]
+    joined = " ".join(words)
+    if joined in YES_SYNONYMS:
+        return "yes"
+    if joined in NO_SYNONYMS:
+        return "no"
+    return joined
+
+
+class Normalizer:
+    """``normalize_answer`` with a memo: predictions repeat a small vocabulary many times."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        found = self._memo.get(text)
+        if found is None:
+            found = normalize_answer(text)
+            self._memo[text] = found
+        return found
+
+
+def collisions(answers: Iterable[str]) -> dict[str, list[str]]:
+    """Distinct answers that normalize to the same form (they become interchangeable)."""
+    forms: dict[str, set[str]] = {}
+    for answer in answers:
+        forms.setdefault(normalize_answer(answer), set()).add(answer)
+    return {form: sorted(group) for form, group in sorted(forms.items()) if len(group) > 1}

@@ -1,0 +1,187 @@
+"""The evaluation report: a Table-2-style grid (categories as rows, models as columns), bar
+charts per category group, the noisy-oracle curve, coverage and paired comparisons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.style
+import numpy as np
+from matplotlib.figure import Figure as MplFigure
+
+from taskqa.evaluation.evaluate import Evaluation
+from taskqa.reports import Figure, Heading, Paragraph, Report, Table
+from taskqa.stats.plots import to_png
+
+# Breakdowns of the main grid, with the row label prefix shown in the report.
+GRID = (
+    ("open_binary_structural", "by structure"),
+    ("open_binary_answer", "by answer"),
+    ("type", "type"),
+    ("scope", "scope"),
+    ("semantic", "semantic"),
+    ("structural", "structural"),
+    ("reference", "reference"),
+    ("obfuscation", "objects hidden"),
+)
+CHARTS = ("open_binary_structural", "type", "scope", "semantic", "reference")
+NOISE_BASELINES = ("oracle", "noisy-oracle")
+
+
+def _percent(value: Any) -> float | None:
+    return None if value is None else 100.0 * float(value)
+
+
+def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
+    models = results["models"]
+    names = [m["name"] for m in models]
+    bench = results["benchmark"]
+    report = Report(f"Evaluation on {bench['split']}")
+    report.add(
+        Paragraph(
+            f"{bench['questions']:,} questions over {bench['clips']:,} clips; benchmark manifest "
+            f"sha256 {bench['manifest_sha256'][:16]}…; answer normalization version "
+            f"{results['normalization']['version']}; taskqa {results['taskqa_version']}. "
+            "Accuracy in percent; every question of the split is in the denominator (missing "
+            "and invalid answers count as not correct). Tags are multi-label: a question counts "
+            "in every type and scope it carries, so rows of one group do not add up."
+        ),
+        Heading("Accuracy by category"),
+        _grid(models, names),
+        Paragraph(
+            "Open/Binary are given under both readings, because EgoTaskQA's code never defined "
+            "them: *by structure* (open = query, binary = verify questions) and *by answer* "
+            "(binary = the answer is yes or no)."
+        ),
+        Heading("95% confidence intervals"),
+        _intervals(models, names, results["bootstrap"]),
+        Heading("Coverage of each prediction file"),
+        _coverage(models),
+    )
+    if results["comparisons"]:
+        report.add(Heading("Paired comparisons"), _comparisons(results["comparisons"]))
+    report.add(Heading("Charts"))
+    with matplotlib.style.context("default"):
+        for name in CHARTS:
+            report.add(
+                Figure(f"accuracy_{name}", to_png(_bars(models, name)), _caption(evaluation, name))
+            )
+        curve = _noise_curve(models)
+        if curve is not None:
+            report.add(
+                Figure("noisy_oracle", to_png(curve), "Oracle accuracy as facts are misread")
+            )
+    report.add(Heading("Per template"), _templates(models, names))
+    return report
+
+
+def _caption(evaluation: Evaluation, name: str) -> str:
+    for breakdown in evaluation.table.breakdowns:
+        if breakdown.name == name:
+            return f"{breakdown.caption} (bars: accuracy; whiskers: 95% clip-bootstrap interval)"
+    return name
+
+
+def _grid(models: list[dict[str, Any]], names: list[str]) -> Table:
+    rows: list[list[str | float | int | None]] = []
+    for breakdown, label in GRID:
+        groups = models[0]["breakdowns"].get(breakdown, {})
+        for group in groups:
+            row: list[str | float | int | None] = [f"{label}: {group}", groups[group]["questions"]]
+            row += [_percent(m["breakdowns"][breakdown][group]["accuracy"]) for m in models]
+            rows.append(row)
+    return Table(["category", "questions", *names], rows, caption="Accuracy (%)")
+
+
+def _intervals(models: list[dict[str, Any]], names: list[str], boot: dict[str, Any]) -> Table:
+    rows: list[list[str | float | int | None]] = []
+    for breakdown, label in GRID[:2]:
+        for group in models[0]["breakdowns"][breakdown]:
+            cells: list[str | float | int | None] = [f"{label}: {group}"]
+            for m in models:
+                low, high = m["breakdowns"][breakdown][group]["ci95"]
+                cells.append("-" if low is None else f"{100 * low:.1f} to {100 * high:.1f}")
+            rows.append(cells)
+    caption = f"{boot['resamples']} clip resamples, seed {boot['seed']}"
+    return Table(["category", *names], rows, caption=caption)
+
+
+def _coverage(models: list[dict[str, Any]]) -> Table:
+    rows: list[list[str | float | int | None]] = []
+    for m in models:
+        total = m["breakdowns"]["overall"]["all"]
+        cov = m["coverage"]
+        rows.append(
+            [m["name"], cov["lines"], cov["unknown_ids"], cov["duplicate_ids"],
+             cov["missing_ids"], total["invalid"], total["wrong"], total["correct"]]
+        )  # fmt: skip
+    headers = ["model", "lines", "unknown ids", "duplicates", "missing", "invalid", "wrong",
+               "correct"]  # fmt: skip
+    return Table(headers, rows)
+
+
+def _comparisons(comparisons: list[dict[str, Any]]) -> Table:
+    rows: list[list[str | float | int | None]] = [
+        [
+            f"{c['first']} - {c['second']}",
+            100 * c["difference"],
+            f"{100 * c['difference_ci95'][0]:.1f} to {100 * c['difference_ci95'][1]:.1f}",
+            c["only_first_correct"],
+            c["only_second_correct"],
+            f"{c['mcnemar_exact_p']:.3g}",
+            f"{c['paired_bootstrap_p']:.3g}",
+        ]
+        for c in comparisons
+    ]
+    headers = ["pair", "difference (points)", "95% interval", "only first right",
+               "only second right", "McNemar exact p", "paired bootstrap p"]  # fmt: skip
+    return Table(headers, rows)
+
+
+def _templates(models: list[dict[str, Any]], names: list[str]) -> Table:
+    groups = models[0]["breakdowns"]["template"]
+    rows: list[list[str | float | int | None]] = [
+        [template, groups[template]["questions"]]
+        + [_percent(m["breakdowns"]["template"][template]["accuracy"]) for m in models]
+        for template in groups
+    ]
+    return Table(["template", "questions", *names], rows, caption="Accuracy (%) per template")
+
+
+def _bars(models: list[dict[str, Any]], breakdown: str) -> MplFigure:
+    groups = list(models[0]["breakdowns"][breakdown])
+    figure = MplFigure(figsize=(max(4.0, 1.1 * len(groups) * max(1, len(models)) ** 0.5), 3.2))
+    axes = figure.add_subplot()
+    width = 0.8 / max(1, len(models))
+    positions = np.arange(len(groups), dtype=float)
+    for k, model in enumerate(models):
+        cells = [model["breakdowns"][breakdown][g] for g in groups]
+        values = np.array([100 * (c["accuracy"] or 0.0) for c in cells])
+        low = np.array([100 * (c["ci95"][0] if c["ci95"][0] is not None else 0.0) for c in cells])
+        high = np.array([100 * (c["ci95"][1] if c["ci95"][1] is not None else 0.0) for c in cells])
+        errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
+        axes.bar(positions + k * width, values, width, yerr=errors, capsize=2, label=model["name"])
+    axes.set_xticks(positions + width * (len(models) - 1) / 2, groups, rotation=20, ha="right")
+    axes.set_ylabel("accuracy (%)")
+    axes.set_ylim(0, 100)
+    axes.legend(fontsize="small", ncols=min(4, len(models)))
+    figure.tight_layout()
+    return figure
+
+
+def _noise_curve(models: list[dict[str, Any]]) -> MplFigure | None:
+    points = sorted(
+        (float(m["meta"].get("flip", 0.0)), 100 * m["accuracy"])
+        for m in models
+        if m["meta"].get("baseline") in NOISE_BASELINES
+    )
+    if len(points) < 2:
+        return None
+    figure = MplFigure(figsize=(4.5, 3.0))
+    axes = figure.add_subplot()
+    axes.plot([p for p, _ in points], [a for _, a in points], marker="o")
+    axes.set_xlabel("fact misreading rate P")
+    axes.set_ylabel("accuracy (%)")
+    axes.set_ylim(0, 100)
+    figure.tight_layout()
+    return figure

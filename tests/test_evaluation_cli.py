@@ -1,0 +1,189 @@
+"""``taskqa baseline`` and ``taskqa evaluate`` end to end on the fixture benchmark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import test_evaluation_fixture
+from taskqa.evaluation.benchmark import Benchmark
+from taskqa.evaluation.cli import baseline_command, evaluate_command
+
+benchmark_dir = test_evaluation_fixture.benchmark_dir  # the shared session fixture
+
+runner = CliRunner()
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("evaluate")(evaluate_command)
+    app.command("baseline")(baseline_command)
+    return app
+
+
+def _baseline(bench: Path, name: str, out: Path, *extra: str) -> Path:
+    result = runner.invoke(
+        _app(), ["baseline", name, "--benchmark", str(bench), "--out", str(out), *extra]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def evaluated(benchmark_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("evaluated")
+    files = [
+        _baseline(benchmark_dir, "oracle", work / "oracle.jsonl"),
+        _baseline(
+            benchmark_dir, "noisy-oracle", work / "noisy-0.2.jsonl", "--flip", "0.2", "--seed", "3"
+        ),
+        _baseline(
+            benchmark_dir, "noisy-oracle", work / "noisy-0.6.jsonl", "--flip", "0.6", "--seed", "3"
+        ),
+        _baseline(benchmark_dir, "text-only", work / "text-only.jsonl"),
+    ]
+    args = ["evaluate", "--benchmark", str(benchmark_dir), "--out", str(work / "report"),
+            "--resamples", "200"]  # fmt: skip
+    for path in files:
+        args += ["--predictions", str(path)]
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 0, result.output
+    assert "oracle: 100.00%" in result.output
+    return work
+
+
+def test_oracle_scores_one_hundred_percent(evaluated: Path) -> None:
+    results = json.loads((evaluated / "report" / "results.json").read_text())
+    models = {m["name"]: m for m in results["models"]}
+    assert list(models) == ["most-likely", "oracle", "noisy-0.2", "noisy-0.6", "text-only"]
+    oracle = models["oracle"]
+    assert oracle["accuracy"] == 1.0
+    for breakdown in oracle["breakdowns"].values():
+        assert all(cell["accuracy"] == 1.0 for cell in breakdown.values())
+    assert oracle["coverage"]["missing_ids"] == 0 and oracle["meta"]["baseline"] == "oracle"
+
+
+def test_noise_lowers_accuracy_and_text_beats_nothing(evaluated: Path) -> None:
+    results = json.loads((evaluated / "report" / "results.json").read_text())
+    accuracy = {m["name"]: m["accuracy"] for m in results["models"]}
+    assert 1.0 > accuracy["noisy-0.2"] > accuracy["noisy-0.6"] > 0.5
+    assert 0.2 < accuracy["text-only"] < 1.0 and 0.2 < accuracy["most-likely"] < 1.0
+    models = {m["name"]: m for m in results["models"]}
+    assert models["noisy-0.2"]["meta"]["flip"] == 0.2
+    assert len(results["comparisons"]) == 10  # every pair of the five columns
+
+
+def test_results_record_what_determines_the_score(evaluated: Path, benchmark_dir: Path) -> None:
+    results = json.loads((evaluated / "report" / "results.json").read_text())
+    assert results["benchmark"]["manifest_sha256"] == Benchmark(benchmark_dir).manifest_sha256
+    assert results["benchmark"]["split"] == "normal/test"
+    assert results["normalization"]["version"] == "1" and results["taskqa_version"]
+    assert results["bootstrap"] == {"unit": "clip", "resamples": 200, "seed": 0,
+                                    "confidence": 0.95, "interval": "percentile"}  # fmt: skip
+    model = results["models"][1]
+    assert model["sha256"] and len(model["sha256"]) == 64
+    for name in ("official_tags", "type", "scope", "semantic", "structural", "reference",
+                 "template", "obfuscation", "open_binary_structural", "open_binary_answer"):  # fmt: skip
+        assert model["breakdowns"][name], name
+
+
+def test_report_has_the_table_and_charts(evaluated: Path) -> None:
+    report = evaluated / "report"
+    markdown = (report / "report.md").read_text()
+    assert (
+        "| category | questions | most-likely | oracle | noisy-0.2 | noisy-0.6 | text-only |"
+        in markdown
+    )
+    assert "| by structure: open |" in markdown and "| by answer: binary |" in markdown
+    assert "| type: counterfactual |" in markdown
+    for chart in ("accuracy_type", "accuracy_scope", "accuracy_semantic", "noisy_oracle"):
+        assert (report / "figures" / f"{chart}.png").is_file()
+    assert "data:image/png;base64," in (report / "report.html").read_text()
+
+
+def test_evaluation_is_deterministic(evaluated: Path, benchmark_dir: Path, tmp_path: Path) -> None:
+    args = ["evaluate", "--benchmark", str(benchmark_dir), "--out", str(tmp_path),
+            "--resamples", "200", "--predictions", str(evaluated / "oracle.jsonl"),
+            "--predictions", str(evaluated / "noisy-0.2.jsonl"), "--predictions",
+            str(evaluated / "noisy-0.6.jsonl"), "--predictions", str(evaluated / "text-only.jsonl")]  # fmt: skip
+    assert runner.invoke(_app(), args).exit_code == 0
+    first = json.loads((evaluated / "report" / "results.json").read_text())
+    second = json.loads((tmp_path / "results.json").read_text())
+    assert first["models"] == second["models"] and first["comparisons"] == second["comparisons"]
+    assert (tmp_path / "report.md").read_text() == (evaluated / "report" / "report.md").read_text()
+
+
+def test_bad_prediction_file_fails_clearly(benchmark_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"question_id": "a", "prediction": "yes"}\n{"question_id": "b", "prediction": 3}\n'
+    )
+    result = runner.invoke(
+        _app(), ["evaluate", "-b", str(benchmark_dir), "-p", str(bad), "-o", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 1
+    assert "bad.jsonl[1].prediction: expected a string or null (line 2), got 3" in result.output
+    assert not (tmp_path / "r" / "results.json").exists()
+
+
+def test_strict_fails_on_incomplete_files(benchmark_dir: Path, tmp_path: Path) -> None:
+    partial = tmp_path / "partial.jsonl"
+    first = Benchmark(benchmark_dir).questions("normal", "test")[0]
+    partial.write_text(
+        json.dumps({"question_id": first.id, "prediction": first.question.answer}) + "\n"
+    )
+    args = ["evaluate", "-b", str(benchmark_dir), "-p", str(partial), "-o", str(tmp_path / "r"),
+            "--resamples", "50"]  # fmt: skip
+    lenient = runner.invoke(_app(), args)
+    assert lenient.exit_code == 0 and "missing" in lenient.output
+    strict = runner.invoke(_app(), [*args, "--strict"])
+    assert strict.exit_code == 1
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["models"][1]["coverage"]["missing_ids"] == results["benchmark"]["questions"] - 1
+
+
+def test_unknown_baseline_and_split_are_refused(benchmark_dir: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        _app(), ["baseline", "magic", "-b", str(benchmark_dir), "-o", str(tmp_path / "x.jsonl")]
+    )
+    assert result.exit_code == 1 and "unknown baseline 'magic'" in result.output
+    result = runner.invoke(
+        _app(),
+        [
+            "baseline",
+            "oracle",
+            "-b",
+            str(benchmark_dir),
+            "-o",
+            str(tmp_path / "x.jsonl"),
+            "--split",
+            "normal/dev",
+        ],
+    )
+    assert result.exit_code == 1 and "unknown split" in result.output
+
+
+def test_indirect_split_and_limit(benchmark_dir: Path, tmp_path: Path) -> None:
+    out = _baseline(
+        benchmark_dir, "oracle", tmp_path / "o.jsonl", "--split", "indirect/test", "--limit", "25"
+    )
+    lines = out.read_text().splitlines()
+    assert len(lines) == 25
+    meta = json.loads((tmp_path / "o.meta.json").read_text())
+    assert meta["split"] == "indirect/test" and meta["baseline"] == "oracle"
+
+
+def test_sentence_embedding_classifier(benchmark_dir: Path) -> None:
+    from taskqa.evaluation.baselines.text_only import classify, embedding_features
+
+    bench = Benchmark(benchmark_dir)
+    train = bench.questions("normal", "train")[:400]  # embedding runs on one thread: keep it small
+    test = bench.questions("normal", "test")[:60]
+    predicted = classify(train, test, embedding_features)
+    right = sum(p == q.question.answer for p, q in zip(predicted, test, strict=True))
+    assert right / len(test) > 0.3  # far above chance over ~100 answers
+    assert set(predicted) <= {q.question.answer for q in train}
