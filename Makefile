@@ -4,6 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO := out/demo
+DEMO_EPISODES ?= 150
 
 .PHONY: demo test lint setup clean bench
 
@@ -17,9 +18,18 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 demo: $(BIN)/.installed
-	$(BIN)/taskqa simulate --episodes 400 --seed 0 --out $(DEMO)/corpus
+	$(BIN)/taskqa simulate --episodes $(DEMO_EPISODES) --seed 0 --out $(DEMO)/corpus
 	$(BIN)/taskqa validate $(DEMO)/corpus
 	$(BIN)/taskqa stats $(DEMO)/corpus --out $(DEMO)/stats
+	$(BIN)/taskqa build $(DEMO)/corpus --out $(DEMO)/bench --workers 2
+	$(BIN)/taskqa baseline oracle -b $(DEMO)/bench -o $(DEMO)/predictions/oracle.jsonl
+	$(BIN)/taskqa baseline noisy-oracle --flip 0.1 -b $(DEMO)/bench -o $(DEMO)/predictions/noisy-oracle-0.1.jsonl
+	$(BIN)/taskqa baseline noisy-oracle --flip 0.3 -b $(DEMO)/bench -o $(DEMO)/predictions/noisy-oracle-0.3.jsonl
+	$(BIN)/taskqa baseline text-only -b $(DEMO)/bench -o $(DEMO)/predictions/text-only.jsonl
+	$(BIN)/taskqa evaluate -b $(DEMO)/bench -o $(DEMO)/evaluation \
+	  -p $(DEMO)/predictions/oracle.jsonl -p $(DEMO)/predictions/noisy-oracle-0.1.jsonl \
+	  -p $(DEMO)/predictions/noisy-oracle-0.3.jsonl -p $(DEMO)/predictions/text-only.jsonl
+	@echo "benchmark: $(DEMO)/bench/diagnostics/report.html; evaluation: $(DEMO)/evaluation/report.html"
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests benchmarks

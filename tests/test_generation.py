@@ -323,7 +323,9 @@ def test_a_filter_that_changes_nothing_makes_the_question_degenerate(
             view = build_view(recording, clip, structure, domain.templates)
             space = sample_space(view)
             engine = Instantiator(template)
-            found = {tuple(sorted(i.values.items())): i.answer for i in engine.instances(view, space)}
+            found = {
+                tuple(sorted(i.values.items())): i.answer for i in engine.instances(view, space)
+            }
             for values, expected in _brute_force(engine, view, space).items():
                 simpler = answer(without_filter.fill(dict(values)), view)
                 if simpler == expected:
@@ -343,7 +345,9 @@ def test_a_filter_that_changes_nothing_makes_the_question_degenerate(
 def test_a_question_is_asked_only_where_its_presupposition_holds(
     small_corpus: list[Recording], domain: Domain
 ) -> None:
-    program = "verify(change, obj@{o}, only(filter(hoi@{x}, obj@{o}, counterfactual(hoi@{a}, video))))"
+    program = (
+        "verify(change, obj@{o}, only(filter(hoi@{x}, obj@{o}, counterfactual(hoi@{a}, video))))"
+    )
     presupposes = "verify(change, obj@{o}, only(filter(hoi@{x}, all)))"
     common = {
         "texts": ("Would {o} still change when the person {x} if they had not {a:pp}?",),
@@ -363,7 +367,9 @@ def test_a_question_is_asked_only_where_its_presupposition_holds(
         for clip in cut_clips(recording):
             view = build_view(recording, clip, structure, domain.templates)
             space = sample_space(view)
-            found = {tuple(sorted(i.values.items())): i.answer for i in still.instances(view, space)}
+            found = {
+                tuple(sorted(i.values.items())): i.answer for i in still.instances(view, space)
+            }
             for instance in plain.instances(view, space):
                 values = tuple(sorted(instance.values.items()))
                 if answer(condition.fill(dict(instance.values)), view) == "yes":
