@@ -318,19 +318,7 @@ class Instantiator:
         memo: Memo,
     ) -> bool:
         """Whether every loosened filter still keeps something."""
-        for plan in plans:
-            inputs = [results[i] for i in plan.node.inputs]
-            key = (
-                plan.key,
-                tuple([bound[name] for name in plan.own]),
-                tuple([id(i) for i in inputs]),
-            )
-            if key not in memo:
-                arguments = plan.arguments(bound)
-                memo[key] = evaluate(plan.node, arguments, inputs, view)  # type: ignore[arg-type]
-            if memo[key] is None:
-                return False
-        return True
+        return all(_result(plan, view, bound, results, memo) is not None for plan in plans)
 
     def _run(
         self,
@@ -341,22 +329,9 @@ class Instantiator:
         memo: Memo,
     ) -> bool:
         """Execute ``nodes`` (now fully bound); False as soon as one of them fails."""
-        # The hottest loop of generation: keep it free of generator expressions and lookups.
         plans = self.plans
         for index in nodes:
-            plan = plans[index]
-            # post-order: a node's inputs need a subset of its placeholders, so they ran first
-            inputs = [results[i] for i in plan.node.inputs]
-            key = (
-                plan.key,
-                tuple([bound[name] for name in plan.own]),
-                tuple([id(i) for i in inputs]),
-            )
-            if key in memo:
-                result = memo[key]
-            else:
-                arguments = plan.arguments(bound)
-                result = memo[key] = evaluate(plan.node, arguments, inputs, view)  # type: ignore[arg-type]
+            result = _result(plans[index], view, bound, results, memo)
             if result is None:
                 return False
             results[index] = result
@@ -403,6 +378,22 @@ class Instantiator:
             }
             for plan in self.plans
         ]
+
+
+def _result(
+    plan: NodePlan,
+    view: ClipView,
+    bound: Mapping[str, str],
+    results: list[Value | None],
+    memo: Memo,
+) -> Value | None:
+    """A node's result, from the memo when the same node ran on the same inputs and values."""
+    # post-order: a node's inputs need a subset of its placeholders, so they ran first
+    inputs = [results[i] for i in plan.node.inputs]
+    key = (plan.key, tuple([bound[name] for name in plan.own]), tuple([id(i) for i in inputs]))
+    if key not in memo:
+        memo[key] = evaluate(plan.node, plan.arguments(bound), inputs, view)  # type: ignore[arg-type]
+    return memo[key]
 
 
 def _loosened(node: Node, bound: set[str]) -> NodePlan:
