@@ -67,9 +67,20 @@ def _brute_force(
         if not _admissible(engine, space, values):
             continue
         got = answer(engine.program.fill(values), view)  # type: ignore[arg-type]
-        if got is not None:
+        if got is not None and not _moment_degenerate(engine, view, values, got):
             results[tuple(sorted(values.items()))] = got
     return results
+
+
+def _moment_degenerate(
+    engine: Instantiator, view: object, values: dict[str, str], got: str
+) -> bool:
+    """The other moment (before/after) gives the same answer: the question needs no time."""
+    for name in engine.moments:
+        other = {**values, name: "after" if values[name] == "before" else "before"}
+        if answer(engine.program.fill(other), view) == got:  # type: ignore[arg-type]
+            return True
+    return False
 
 
 def _all_options(space: object, kind: object) -> list[str]:
@@ -378,5 +389,36 @@ def test_a_question_is_asked_only_where_its_presupposition_holds(
                 else:
                     assert values not in found
                     dropped += 1
+            assert not found
+    assert kept > 10 and dropped > 10
+
+
+def test_a_moment_that_changes_nothing_makes_the_question_degenerate(
+    small_corpus: list[Recording], domain: Domain
+) -> None:
+    template = next(t for t in load_templates() if t.id == "descriptive/world/state")
+    assert "{t}" in template.program
+    kept = dropped = 0
+    for recording in small_corpus[:6]:
+        structure = build_structure(recording)
+        for clip in cut_clips(recording):
+            view = build_view(recording, clip, structure, domain.templates)
+            space = sample_space(view)
+            engine = Instantiator(template)
+            found = {
+                tuple(sorted(i.values.items())): i.answer for i in engine.instances(view, space)
+            }
+            everything = Instantiator(template)
+            everything.moments = []  # the same search without the moment rule
+            for instance in everything.instances(view, space):
+                values = tuple(sorted(instance.values.items()))
+                moment = instance.values["t"]
+                swapped = {**instance.values, "t": "after" if moment == "before" else "before"}
+                if answer(engine.program.fill(swapped), view) == instance.answer:
+                    assert values not in found  # before or after, the same answer
+                    dropped += 1
+                else:
+                    assert found.pop(values) == instance.answer
+                    kept += 1
             assert not found
     assert kept > 10 and dropped > 10

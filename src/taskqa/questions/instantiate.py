@@ -13,7 +13,10 @@ the answer: "what did the person do to the cup after opening the fridge?" when t
 after opening the fridge involves the cup anyway. Such questions are rejected, as CLEVR rejects
 them, because a model can answer them without the part of the question the filter expresses. A
 filter counts only where it chooses among several intervals; one that merely checks that its
-single input carries some annotation (a guard) cannot be left out in any useful sense.
+single input carries some annotation (a guard) cannot be left out in any useful sense. In the
+same spirit a moment is degenerate when the other moment gives the same answer: "the openness of
+the fridge before the person gets milk" is no question about before, if getting milk leaves the
+fridge as it was.
 """
 
 from __future__ import annotations
@@ -166,6 +169,7 @@ class Instantiator:
         # reasoning steps: the program's nodes plus those of the programs nested in its keys
         nested = _NESTED.findall(template.program)
         self.steps = self.program.size + sum(parse_program(text).size for text in nested)
+        self.moments = [n for n, kind in template.params.items() if kind is ParamType.MOMENT]
         self.optional_filters = [
             (index, self._downstream(index)) for index in self._selecting_filters()
         ]
@@ -344,6 +348,10 @@ class Instantiator:
         results: list[Value | None],
         memo: Memo,
     ) -> bool:
+        for name in self.moments:
+            other = {**bound, name: MOMENTS[1 - MOMENTS.index(bound[name])]}
+            if self.answer_for(view, other, memo) == results[-1]:
+                return True
         for index, downstream in self.optional_filters:
             node = self.program.nodes[index]
             inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
