@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from taskqa import __version__
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.terminal import console, errors, fail, print_problems, progress
 
 if TYPE_CHECKING:  # the model (and networkx) load only for the commands that use them
     from taskqa.model import Recording
@@ -29,8 +28,6 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -49,15 +46,7 @@ def main(
 
 
 def _fail(error: InvalidInputError) -> typer.Exit:
-    _print_problems(error.problems)
-    return typer.Exit(code=1)
-
-
-def _print_problems(problems: list[Problem], limit: int = 200) -> None:
-    for problem in problems[:limit]:
-        errors.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
-    if len(problems) > limit:
-        errors.print(f"... and {len(problems) - limit} more", highlight=False)
+    return fail(error.problems)
 
 
 @app.command()
@@ -86,28 +75,16 @@ def simulate(
         settings = load_config(config, episodes=episodes, seed=seed)
     except InvalidInputError as error:
         raise _fail(error) from None
-    with _progress() as progress:
-        task = progress.add_task("simulating", total=settings.episodes)
+    with progress() as bars:
+        task = bars.add_task("simulating", total=settings.episodes)
         try:
-            lines = simulate_corpus_lines(
-                settings, world, workers, lambda n: progress.advance(task, n)
-            )
+            lines = simulate_corpus_lines(settings, world, workers, lambda n: bars.advance(task, n))
         except InvalidInputError as error:
             raise _fail(error) from None
     manifest = write_simulated_lines(out, settings, lines, world)
     console.print(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
         highlight=False,
-    )
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=errors,
     )
 
 
@@ -130,7 +107,7 @@ def validate(
         if problems:
             failed = True
             errors.print(f"[bold red]{path}[/] ({kind}): {len(problems)} problem(s)")
-            _print_problems(problems)
+            print_problems(problems)
         else:
             console.print(f"[green]✓[/green] {path} ({kind}): valid", highlight=False)
     if failed:
@@ -241,8 +218,8 @@ def generate(
         obfuscation=obfuscation,
         indirect=indirect,
     )
-    with _progress() as progress:
-        task = progress.add_task("generating", total=len(recordings))
+    with progress() as bars:
+        task = bars.add_task("generating", total=len(recordings))
         summary = generate_file(
             recordings,
             chosen,
@@ -250,7 +227,7 @@ def generate(
             config,
             verb_templates,
             workers,
-            lambda n: progress.advance(task, n),
+            lambda n: bars.advance(task, n),
         )
     dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
     console.print(
@@ -338,7 +315,7 @@ def check(
         raise _fail(error) from None
     if problems:
         errors.print(f"{len(problems)} of {checked} questions differ", highlight=False)
-        _print_problems(problems)
+        print_problems(problems)
         raise typer.Exit(code=1)
     console.print(f"[green]✓[/green] all {checked} answers reproduced", highlight=False)
 
@@ -375,7 +352,7 @@ def lint_templates_command(
         raise _fail(error) from None
     problems = lint_templates(loaded)
     if problems:
-        _print_problems(problems)
+        print_problems(problems)
         raise typer.Exit(code=1)
     console.print(f"[green]✓[/green] {len(loaded)} templates", highlight=False)
 

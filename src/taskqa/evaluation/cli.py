@@ -6,20 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from taskqa import terminal
 from taskqa.problems import InvalidInputError
-
-console = Console()
-errors = Console(stderr=True)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=errors,
-    )  # fmt: skip
+from taskqa.terminal import console, errors
 
 
 def _fail(error: Exception) -> typer.Exit:
@@ -164,14 +154,14 @@ def baseline_command(
                 concurrency=concurrency, max_tokens=max_tokens, seed=seed, extract=extract,
                 cache=cache or out.with_name(out.name + ".cache.sqlite"), videos=videos,
             )  # fmt: skip
-            with _progress() as progress:
+            with terminal.progress(transient=False) as progress:
                 task = progress.add_task("asking the model", total=len(questions))
                 run_chat(
                     bench, split, questions, settings, out, lambda n: progress.advance(task, n)
                 )
             console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
             return
-        with _progress() as progress:
+        with terminal.progress(transient=False) as progress:
             task = progress.add_task(chosen.value, total=len(questions))
             predicted, meta = offline_predictions(
                 chosen, bench, split, questions, flip, seed, lambda n: progress.advance(task, n)

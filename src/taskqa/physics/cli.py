@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
+from taskqa import terminal
 from taskqa.atomic import staged_directory, write_text
 from taskqa.physics.scoring import TypeScore
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.terminal import console, errors
 
 app = typer.Typer(
     name="physics",
@@ -27,8 +27,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
 
 
 class Baseline(StrEnum):
@@ -37,22 +35,7 @@ class Baseline(StrEnum):
 
 
 def _fail(error: InvalidInputError) -> typer.Exit:
-    for problem in error.problems[:200]:
-        errors.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
-    if len(error.problems) > 200:
-        errors.print(f"... and {len(error.problems) - 200} more", highlight=False)
-    return typer.Exit(code=1)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=errors,
-        transient=True,
-    )
+    return terminal.fail(error.problems)
 
 
 @app.command()
@@ -71,7 +54,7 @@ def simulate(
     layout = LayoutConfig()
     indices = list(range(first_index, first_index + scenes))
     collisions = 0
-    with staged_directory(out) as staging, _progress() as progress:
+    with staged_directory(out) as staging, terminal.progress(transient=True) as progress:
         task = progress.add_task("simulating", total=len(indices))
         for index in indices:
             annotation = simulate_scene(sample_scene(seed, index, layout))
@@ -213,7 +196,7 @@ def ceg(
     if problems:
         raise _fail(InvalidInputError(problems))
     built = []
-    with _progress() as progress:
+    with terminal.progress(transient=True) as progress:
         task = progress.add_task("graphs", total=len(specs))
         for spec in specs:
             rng = random.Random(f"ceg:{seed}:{spec.scene_index}")
@@ -350,7 +333,7 @@ def render(
         loaded = read_annotation_folder(annotations)
     except InvalidInputError as error:
         raise _fail(error) from None
-    with _progress() as progress:
+    with terminal.progress(transient=True) as progress:
         task = progress.add_task("rendering", total=len(loaded))
         for annotation in loaded:
             write_bytes(out / gif_filename(annotation.scene_index), render_gif(annotation))

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from taskqa import terminal
 from taskqa.atomic import write_text
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.terminal import console
 
 app = typer.Typer(
     name="verify",
@@ -20,21 +20,10 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
 
 
 def _fail(problems: list[Problem]) -> typer.Exit:
-    for problem in problems[:200]:
-        errors.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=errors, transient=True,
-    )  # fmt: skip
+    return terminal.fail(problems)
 
 
 @app.command()
@@ -89,7 +78,7 @@ def build(
     """Build the benchmark: episodes in the simulated kitchen and labelled pairs, all splits."""
     from taskqa.verify.benchmark import SPLITS, build_benchmark
 
-    with _progress() as progress:
+    with terminal.progress(transient=True) as progress:
         job = progress.add_task("building", total=trials * len(SPLITS))
         manifest = build_benchmark(out, trials, seed, lambda: progress.advance(job))
     console.print(f"wrote {out}: {json.dumps(manifest['pairs'])}")
@@ -135,7 +124,7 @@ def evaluate(
         notes.append(f"Text2Text threshold {threshold:.4f}, the best accuracy on the train split.")
         verifiers.append(baseline)
     results = {}
-    with _progress() as progress:
+    with terminal.progress(transient=True) as progress:
         for verifier in verifiers:
             job = progress.add_task(verifier.name, total=len(pairs))
             try:
