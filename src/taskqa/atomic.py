@@ -1,7 +1,8 @@
-"""Writes that never leave half a file or half a folder behind."""
+"""Writes that never leave half a file or half a folder behind, and digests of what was written."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -45,3 +46,12 @@ def staged_directory(target: Path) -> Iterator[Path]:
         shutil.rmtree(retired, ignore_errors=True)
     else:
         os.replace(staging, target)
+
+
+def sha256_file(path: Path) -> str:
+    """The file's sha256 (hex), read in blocks so any size fits in memory."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskqa import __version__
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
@@ -243,7 +243,7 @@ def _video_list(
 
 def _digests(folder: Path) -> dict[str, str]:
     return {
-        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        path.relative_to(folder).as_posix(): sha256_file(path)
         for path in sorted(folder.rglob("*"))
         if path.is_file() and path.name != MANIFEST
     }

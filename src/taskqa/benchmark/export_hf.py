@@ -10,7 +10,6 @@ view and time span each clip comes from, for users who hold the licensed videos.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from taskqa import __version__
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.build import FAMILIES, MANIFEST
 from taskqa.problems import InvalidInputError, Problem, load_json
 
@@ -85,7 +84,7 @@ def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
                 rows = list(_records(bench / "splits" / family / f"{split}.jsonl"))
                 relative = f"data/{family}/{hf_split}.parquet"
                 _write_parquet(stage / relative, rows)
-                files[relative] = _sha256(stage / relative)
+                files[relative] = sha256_file(stage / relative)
                 counts[family][hf_split] = len(rows)
         shutil.copyfile(bench / "videos.csv", stage / "videos.csv")
         write_text(stage / "README.md", dataset_card(title, manifest, counts))
@@ -125,10 +124,6 @@ def _write_parquet(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     pq.write_table(pa.table(columns, schema=SCHEMA), temporary, compression="zstd")
     temporary.replace(path)
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, Any]) -> str:

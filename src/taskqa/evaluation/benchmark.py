@@ -7,7 +7,6 @@ the folder's ``manifest.json``.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from taskqa.atomic import sha256_file
 from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
 from taskqa.questions.generate import GenerationConfig
 from taskqa.questions.records import Question
@@ -56,14 +56,6 @@ def parse_split_name(name: str) -> tuple[str, str]:
         choices = ", ".join(f"{f}/{s}" for f in FAMILIES for s in SPLITS)
         raise InvalidInputError([Problem(name, "", f"unknown split; expected one of {choices}")])
     return family, split
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Benchmark:
