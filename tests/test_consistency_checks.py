@@ -25,10 +25,12 @@ def _edit(corpus: Path, tmp_path: Path, change: Any) -> Path:
     return copy
 
 
-def _find(records: list[dict[str, Any]], verb: str, entity: str) -> tuple[int, int, int]:
+def _find(
+    records: list[dict[str, Any]], verb: str, entity: str, outcome: str = "done"
+) -> tuple[int, int, int]:
     for r_index, record in enumerate(records):
         for a_index, action in enumerate(record["actions"]):
-            if action["verb"] != verb:
+            if action["verb"] != verb or action.get("outcome", "done") != outcome:
                 continue
             for t_index, transition in enumerate(action["transitions"]):
                 if transition["entity"] == entity:
@@ -49,7 +51,7 @@ def test_a_broken_state_chain_is_reported(small_corpus_dir: Path, tmp_path: Path
     r, a, t = spot["at"]
     prefix = f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].before"
     assert any(
-        m.startswith(f"{prefix}.attributes.openness: fridge is 'closed' here but action")
+        m.startswith(f"{prefix}.attributes.openness: fridge is 'closed' here but ")
         for m in messages
     ), messages
     assert any(
@@ -90,10 +92,8 @@ def test_a_wrong_type_in_a_corpus_gives_its_record_path(
 
 def test_domain_files_are_checked_with_paths() -> None:
     source = load_domain().source_text
-    broken = source.replace('"Cut [orange] using [knife]"', '"Cut [orange] using [spork]"', 1)
-    broken = broken.replace(
-        "after: [board-orange, take-knife]", "after: [board-orange, cut-orange]"
-    )
+    broken = source.replace('"Cut [fruit] using [knife]"', '"Cut [fruit] using [spork]"', 1)
+    broken = broken.replace("after: [board-fruit, take-knife]", "after: [board-fruit, cut-fruit]")
     broken = broken.replace(
         'requires: ["patient.openness == open"]', 'requires: ["patient.openness == ajar"]'
     )
@@ -101,7 +101,7 @@ def test_domain_files_are_checked_with_paths() -> None:
         parse_domain(broken, "household.yaml")
     messages = [str(p) for p in caught.value.problems]
     assert (
-        'household.yaml.tasks["make-juice"].steps["cut-orange"].actions[0]: '
+        'household.yaml.tasks["make-juice"].steps["cut-fruit"].actions[0]: '
         "unknown object 'spork' in room 'kitchen'"
     ) in messages
     assert any("make-juice" in m and "form a cycle" in m for m in messages)
@@ -114,3 +114,72 @@ def test_domain_files_are_checked_with_paths() -> None:
 def test_domain_yaml_syntax_errors_are_reported() -> None:
     with pytest.raises(InvalidInputError, match="invalid YAML"):
         parse_domain("name: [unclosed", "mine.yaml")
+
+
+def test_failed_and_partial_actions_are_checked_against_their_outcome(
+    small_corpus_dir: Path, tmp_path: Path
+) -> None:
+    spot: dict[str, Any] = {}
+
+    def misreport(records: list[dict[str, Any]]) -> None:
+        # a failed open whose after-state shows it open, and a `get` that says it failed
+        r, a = next(
+            (r, a)
+            for r, record in enumerate(records)
+            for a, action in enumerate(record["actions"])
+            if action["verb"] == "open"
+            and action.get("outcome") == "failed"
+            and "openness" in action["transitions"][0]["after"]["attributes"]
+        )
+        patient = records[r]["actions"][a]["slots"]["patient"][0]
+        r, a, t = spot["open"] = _find(records[: r + 1], "open", patient, outcome="failed")
+        records[r]["actions"][a]["transitions"][t]["after"]["attributes"]["openness"] = "open"
+        spot["patient"] = (patient,)
+        r, a, _ = spot["get"] = _find(records, "get", "fridge")
+        records[r]["actions"][a]["outcome"] = "failed"
+
+    messages = [str(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, misreport))]
+    r, a, t = spot["open"]
+    assert (
+        f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].after.attributes.openness: "
+        f"{spot['patient'][0]} is 'open' after 'open'; its effects give 'closed'"
+    ) in messages
+    r, a, _ = spot["get"]
+    assert (
+        f"recordings.jsonl[{r}].actions[{a}].outcome: 'get' cannot fail; its schema has no `fails`"
+    ) in messages
+
+
+def test_the_initial_state_starts_each_objects_chain(
+    small_corpus_dir: Path, tmp_path: Path
+) -> None:
+    spot: dict[str, Any] = {}
+
+    def drift(records: list[dict[str, Any]]) -> None:
+        # record 0: the first object whose openness an action finds starts the other way round
+        seen: set[str] = set()
+        for a_index, action in enumerate(records[0]["actions"]):
+            for t_index, transition in enumerate(action["transitions"]):
+                name = transition["entity"]
+                value = transition["before"]["attributes"].get("openness")
+                if name not in seen and value in ("open", "closed") and "at" not in spot:
+                    flipped = "closed" if value == "open" else "open"
+                    records[0]["initial_state"][name]["attributes"]["openness"] = flipped
+                    spot.update(at=(a_index, t_index), name=name, value=value, flipped=flipped)
+                seen.add(name)
+        # record 1: the first object acted on is missing from the initial state
+        spot["missing"] = records[1]["actions"][0]["transitions"][0]["entity"]
+        del records[1]["initial_state"][spot["missing"]]
+
+    messages = [str(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, drift))]
+    a, t = spot["at"]
+    assert (
+        f"recordings.jsonl[0].actions[{a}].transitions[{t}].before.attributes.openness: "
+        f"{spot['name']} is {spot['value']!r} here but initial_state left it {spot['flipped']!r}; "
+        "expected the state the previous action on this object ended with"
+    ) in messages
+    assert (
+        "recordings.jsonl[1].actions[0].transitions[0].entity: "
+        f"{spot['missing']} is not in the recording's initial_state; "
+        "expected every object acted on to be there from the start"
+    ) in messages

@@ -10,6 +10,7 @@ from taskqa.model import (
     Attribute,
     EntityTransition,
     ErrorTag,
+    Outcome,
     Procedure,
     Recording,
     Relation,
@@ -139,3 +140,14 @@ def test_json_schema_describes_the_whole_model() -> None:
         assert name in definitions
     assert "visibility to me" in definitions["Attribute"]["enum"]
     assert len(definitions["Attribute"]["enum"]) == 15
+    assert definitions["Outcome"]["enum"] == ["done", "failed", "partial"]
+    assert "initial_state" in schema["properties"]
+
+
+def test_outcome_defaults_to_done_and_reads_back() -> None:
+    action = ActionSegment(id="a", agent="P1", start=0.0, end=1.0, verb="open")
+    assert action.outcome is Outcome.DONE
+    failed = action.model_copy(update={"outcome": Outcome.FAILED})
+    assert ActionSegment.model_validate_json(failed.model_dump_json()).outcome is Outcome.FAILED
+    with pytest.raises(ValidationError, match="outcome"):
+        ActionSegment.model_validate({**failed.model_dump(), "outcome": "stuck"})

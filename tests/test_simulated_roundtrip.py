@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from taskqa.cli import app
 from taskqa.corpus import read_corpus
-from taskqa.model import Recording
+from taskqa.model import Outcome, Recording
 from taskqa.simulation.domain import Domain
 from taskqa.sources.egotaskqa import read_egotaskqa, write_egotaskqa
 
@@ -17,6 +17,10 @@ from taskqa.sources.egotaskqa import read_egotaskqa, write_egotaskqa
 def test_simulated_corpus_round_trips_through_egotaskqa(
     tmp_path: Path, small_corpus: list[Recording], domain: Domain
 ) -> None:
+    # the corpus holds what the LEMMA files have no field for: outcomes and initial states
+    outcomes = {a.outcome for r in small_corpus for a in r.actions}
+    assert outcomes == {Outcome.DONE, Outcome.FAILED, Outcome.PARTIAL}
+    assert all(r.initial_state for r in small_corpus)
     write_egotaskqa(small_corpus, tmp_path / "ego", domain.templates)
     assert read_egotaskqa(tmp_path / "ego") == small_corpus
 

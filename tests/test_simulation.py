@@ -162,9 +162,12 @@ def test_unknown_rate_is_respected(small_corpus: list[Recording]) -> None:
     assert 0.03 < share < 0.07  # configured 0.05
 
 
-def test_procedural_errors_are_recorded_like_captaincook4d(small_corpus: list[Recording]) -> None:
+def test_procedural_errors_are_recorded_like_captaincook4d(domain: Domain) -> None:
+    # every episode with errors, so that each kind shows up whatever the world draws
+    config = SimulationConfig(episodes=40, seed=7, error_episode_rate=1.0, step_error_rate=0.4)
+    corpus = simulate_corpus(config, domain)
     tags = collections.Counter(
-        e.tag for r in small_corpus for p in r.procedures for s in p.steps for e in s.errors
+        e.tag for r in corpus for p in r.procedures for s in p.steps for e in s.errors
     )
     assert {
         ErrorTag.MISSING_STEP,
@@ -174,7 +177,7 @@ def test_procedural_errors_are_recorded_like_captaincook4d(small_corpus: list[Re
         ErrorTag.MEASUREMENT,
         ErrorTag.PREPARATION,
     } <= set(tags)
-    for recording in small_corpus:
+    for recording in corpus:
         for procedure in recording.procedures:
             for step in procedure.steps:
                 if step.errors:

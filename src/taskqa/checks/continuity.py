@@ -18,9 +18,14 @@ from taskqa.model import (
 )
 from taskqa.problems import Location, Problem
 
+INITIAL = "initial_state"
+
 
 def check_continuity(recording: Recording, file: str, prefix: Location) -> Iterator[Problem]:
-    last_seen: dict[str, tuple[int, EntityTransition]] = {}
+    # An object's chain starts at the recording's initial state, where the source records one.
+    last_seen: dict[str, tuple[str, Snapshot]] = {
+        name: (INITIAL, snapshot) for name, snapshot in recording.initial_state.items()
+    }
     order = sorted(range(len(recording.actions)), key=lambda i: recording.actions[i].start)
     for index in order:
         action = recording.actions[index]
@@ -28,13 +33,18 @@ def check_continuity(recording: Recording, file: str, prefix: Location) -> Itera
             if transition.is_agent:
                 continue
             previous = last_seen.get(transition.entity)
-            last_seen[transition.entity] = (index, transition)
+            last_seen[transition.entity] = (f"action {action.id}", transition.after)
             if previous is None:
+                if recording.initial_state:
+                    yield Problem.at(
+                        file,
+                        [*prefix, "actions", index, "transitions", t_index, "entity"],
+                        f"{transition.entity} is not in the recording's initial_state; "
+                        "expected every object acted on to be there from the start",
+                    )
                 continue
             where = [*prefix, "actions", index, "transitions", t_index, "before"]
-            yield from _compare(
-                file, where, transition, previous[1].after, recording.actions[previous[0]].id
-            )
+            yield from _compare(file, where, transition, previous[1], previous[0])
 
 
 def _compare(
@@ -50,7 +60,7 @@ def _compare(
         yield Problem.at(
             file,
             [*where, "attributes", attribute.value],
-            f"{current.entity} is {value!r} here but action {left_by} left it {earlier!r}; "
+            f"{current.entity} is {value!r} here but {left_by} left it {earlier!r}; "
             "expected the state the previous action on this object ended with",
         )
     before = {str(r) for r in found.relations_of(RelationKind.SPATIAL)}
@@ -60,5 +70,5 @@ def _compare(
             file,
             [*where, "relations"],
             f"{current.entity} relations {sorted(before)} differ from {sorted(after)} left by "
-            f"action {left_by}",
+            f"{left_by}",
         )

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, ActionSegment, Recording, RelationKind
+from taskqa.model import (
+    UNKNOWN,
+    VIEWPOINT_ATTRIBUTES,
+    ActionSegment,
+    Outcome,
+    Recording,
+    RelationKind,
+)
 from taskqa.problems import Location, Problem
 from taskqa.simulation.domain import Domain
 from taskqa.simulation.world import HELD_BY, WorldState
@@ -18,6 +25,7 @@ def check_against_domain(
     recording: Recording, domain: Domain, file: str, prefix: Location
 ) -> Iterator[Problem]:
     agents = [a.id for a in recording.agents]
+    yield from _check_initial_state(recording, domain, file, prefix)
     for index, action in enumerate(recording.actions):
         where = [*prefix, "actions", index]
         schema = domain.schemas.get(action.verb)
@@ -26,12 +34,46 @@ def check_against_domain(
                 file, [*where, "verb"], f"{action.verb!r} is not an action of the domain"
             )
             continue
+        if action.outcome is Outcome.FAILED and not schema.can_fail:
+            yield Problem.at(
+                file, [*where, "outcome"], f"{action.verb!r} cannot fail; its schema has no `fails`"
+            )
+        if action.outcome is Outcome.PARTIAL and schema.partial is None:
+            yield Problem.at(
+                file,
+                [*where, "outcome"],
+                f"{action.verb!r} cannot be partial; its schema has no `partial` effects",
+            )
         found = _state_from(action, domain, agents, moment="before")
         for condition in found.violated(schema, action.slots, action.agent):
             yield Problem.at(
                 file, where, f"precondition `{condition}` of {action.verb!r} did not hold"
             )
         yield from _check_effects(action, domain, agents, file, where)
+
+
+def _check_initial_state(
+    recording: Recording, domain: Domain, file: str, prefix: Location
+) -> Iterator[Problem]:
+    """Objects at the start must be the domain's, in the room, with values the domain allows."""
+    objects = domain.spec.objects
+    for name, snapshot in recording.initial_state.items():
+        where = [*prefix, "initial_state", name]
+        spec = objects.get(name)
+        if spec is None or spec.room != recording.environment:
+            yield Problem.at(
+                file, where, f"expected an object of the domain in room {recording.environment!r}"
+            )
+            continue
+        for attribute, value in snapshot.attributes.items():
+            key = attribute.name.lower()
+            allowed = {spec.attributes.get(key), *spec.vary.get(key, [])}
+            if value not in allowed:
+                yield Problem.at(
+                    file,
+                    [*where, "attributes", attribute.value],
+                    f"{name} starts {value!r}; the domain allows {sorted(str(v) for v in allowed)}",
+                )
 
 
 def _state_from(
@@ -60,7 +102,8 @@ def _check_effects(
     schema = domain.schemas[action.verb]
     if predicted.violated(schema, action.slots, action.agent):
         return  # already reported as a precondition failure
-    predicted.apply(schema, action.slots, action.agent)
+    # A failed action changes nothing and a partial one only its schema's `partial` effects.
+    predicted.apply(schema, action.slots, action.agent, action.outcome)
     observed = _state_from(action, domain, agents, moment="after")
     for t_index, transition in enumerate(action.transitions):
         if transition.is_agent:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from taskqa.model.physics import PhysicalScene
 from taskqa.model.procedure import Procedure
-from taskqa.model.state import EntityTransition
+from taskqa.model.state import EntityTransition, Snapshot
 
 
 class Source(StrEnum):
@@ -17,6 +17,14 @@ class Source(StrEnum):
     CAPTAINCOOK4D = "captaincook4d"
     EGOTV = "egotv"
     CLEVRER = "clevrer"
+
+
+class Outcome(StrEnum):
+    """How an action turned out; its ``after`` snapshots always say what it really left."""
+
+    DONE = "done"  # every effect happened
+    FAILED = "failed"  # nothing changed (a stuck lid, a switch that did not catch)
+    PARTIAL = "partial"  # some effects happened (poured some, drank a sip)
 
 
 class AgentRole(StrEnum):
@@ -78,6 +86,9 @@ class ActionSegment(BaseModel):
     transitions: list[EntityTransition] = Field(
         default_factory=list, description="Before/after snapshots of each involved entity."
     )
+    outcome: Outcome = Field(
+        default=Outcome.DONE, description="done, failed (no effect) or partial (some effects)."
+    )
 
     @model_validator(mode="after")
     def _ordered_times(self) -> ActionSegment:
@@ -113,6 +124,11 @@ class Recording(BaseModel):
         default_factory=list, description="One per task graph the recording executes."
     )
     physics: PhysicalScene | None = None
+    initial_state: dict[str, Snapshot] = Field(
+        default_factory=dict,
+        description="Every object present when the recording starts: its attribute values and "
+        "where it rests (spatial relations); empty when the source does not know it.",
+    )
     metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -133,6 +149,13 @@ class Recording(BaseModel):
         for index, video in enumerate(self.videos):
             if video.agent is not None and video.agent not in agent_ids:
                 raise ValueError(f"videos[{index}].agent {video.agent!r} is not one of {agent_ids}")
+        for name, snapshot in self.initial_state.items():
+            for relation in snapshot.relations:
+                if relation.subject != name:
+                    raise ValueError(
+                        f"initial_state[{name!r}] relation {relation} has subject "
+                        f"{relation.subject!r}; expected {name!r}"
+                    )
         action_ids = [a.id for a in self.actions]
         if len(set(action_ids)) != len(action_ids):
             raise ValueError("action ids repeat within the recording")

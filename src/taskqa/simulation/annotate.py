@@ -2,8 +2,10 @@
 agent could see, with a configurable share of annotations left as ``unknown``.
 
 The perception model is deliberately simple: every fixture sits in a zone of the room; an agent
-stands in the zone of its latest action and sees its own zone and the zones listed beside it in
-the domain; things inside something closed are seen by nobody; a carried thing is where its
+stands in the zone of its latest action and sees its own zone and, facing one way or another,
+each zone listed beside it in the domain with chance ``look_around_rate`` (drawn once per
+action of that agent, so whether the other person noticed something is not given by the room's
+layout alone); things inside something closed are seen by nobody; a carried thing is where its
 carrier is. An agent is aware of the other's action when it can see the zone that action is in.
 """
 
@@ -38,16 +40,23 @@ from taskqa.simulation.episode import ActionRecord, EpisodeTrace, ObjectView, St
 
 @dataclass(frozen=True)
 class _Whereabouts:
-    """One agent's zones over time, for asking where it stood at a frame."""
+    """One agent's zones over time, and the neighbouring zones it faces, for asking where it
+    stood and what it could see at a frame."""
 
     starts: list[int]
     ends: list[int]
     zones: list[str]
     initial: str
+    faces: list[frozenset[str]]  # neighbouring zones in view during (and after) each action
+    initial_faces: frozenset[str]
 
     def zone_at(self, frame: int) -> str:
         index = bisect_right(self.starts, frame) - 1
         return self.zones[index] if index >= 0 else self.initial
+
+    def faces_at(self, frame: int) -> frozenset[str]:
+        index = bisect_right(self.starts, frame) - 1
+        return self.faces[index] if index >= 0 else self.initial_faces
 
     def busy_at(self, frame: int) -> bool:
         index = bisect_right(self.starts, frame) - 1
@@ -71,12 +80,26 @@ class Annotator:
 
     def _whereabouts(self, agent: str) -> _Whereabouts:
         own = [a for a in self.trace.actions if a.agent == agent]
+        initial = self.trace.initial_zones[agent]
         return _Whereabouts(
             starts=[a.start for a in own],
             ends=[a.end for a in own],
             zones=[a.zone for a in own],
-            initial=self.trace.initial_zones[agent],
+            initial=initial,
+            faces=[self._glance(a.zone) for a in own],
+            initial_faces=self._glance(initial),
         )
+
+    def _glance(self, zone: str) -> frozenset[str]:
+        """The neighbouring zones a person standing in ``zone`` happens to face."""
+        rate = self.config.look_around_rate
+        return frozenset(z for z in sorted(self.sees[zone] - {zone}) if self.rng.random() < rate)
+
+    def _in_view(self, agent: str, record: ActionRecord, frame: int) -> frozenset[str]:
+        """The zones ``agent`` sees at ``frame``; the actor faces its action's zone as it acts."""
+        zone = self._zone_at(agent, record, frame)
+        # at an action's first frame the actor still stands where it was: keep what borders it
+        return (self.where[agent].faces_at(frame) & self.sees[zone]) | {zone}
 
     def recording(self, recording_id: str) -> Recording:
         fps = self.domain.fps
@@ -102,6 +125,9 @@ class Annotator:
             tasks=list(plan.tasks),
             actions=actions,
             procedures=[self._procedure(task) for task in plan.tasks],
+            initial_state={
+                name: _initial_snapshot(name, view) for name, view in self.trace.initial.items()
+            },
             metadata={"episode_type": plan.kind, "domain": self.domain.name},
         )
 
@@ -130,6 +156,7 @@ class Annotator:
             tasks=[record.task] if record.task else [],
             step=record.step,
             transitions=transitions,
+            outcome=record.outcome,
         )
 
     def _others(self, agent: str) -> list[str]:
@@ -149,11 +176,11 @@ class Annotator:
         if view.place in self.agent_ids:
             location = self._zone_at(view.place, record, frame)
         attributes[Attribute.VISIBILITY_TO_ME] = self._visibility(
-            view, location, record.agent, self._zone_at(record.agent, record, frame)
+            view, location, record.agent, self._in_view(record.agent, record, frame)
         )
         for other in self._others(record.agent):
             attributes[Attribute.VISIBILITY_TO_OTHER] = self._visibility(
-                view, location, other, self._zone_at(other, record, frame)
+                view, location, other, self._in_view(other, record, frame)
             )
         attributes.update(view.attributes)
         attributes = {a: self._maybe_unknown(v) for a, v in attributes.items()}
@@ -165,12 +192,14 @@ class Annotator:
     def _maybe_unknown(self, value: str) -> str:
         return UNKNOWN if self.rng.random() < self.config.unknown_rate else value
 
-    def _visibility(self, view: ObjectView, location: str | None, viewer: str, zone: str) -> str:
+    def _visibility(
+        self, view: ObjectView, location: str | None, viewer: str, in_view: frozenset[str]
+    ) -> str:
         if view.place == viewer:
             return "visible"
         if view.enclosed or location is None:
             return "invisible"
-        return "visible" if location in self.sees[zone] else "invisible"
+        return "visible" if location in in_view else "invisible"
 
     # --- agents ----------------------------------------------------------------------------
     def _actor_transition(self, record: ActionRecord) -> EntityTransition:
@@ -214,15 +243,16 @@ class Annotator:
         """Multi-agent relations of ``agent`` towards each other agent at ``frame``."""
         relations = []
         own_zone = self._zone_at(agent, record, frame)
+        own_view = self._in_view(agent, record, frame)
         for other in self._others(agent):
             other_zone = self._zone_at(other, record, frame)
             other_busy = other == record.agent or self.where[other].busy_at(frame)
-            sees_other = other_zone in self.sees[own_zone]
+            sees_other = other_zone in own_view
             if other_busy and sees_other:
                 relations.append(_social(agent, "aware-of-other-action", other))
             if sees_other and other_zone == own_zone:
                 relations.append(_social(agent, "looking-at", other))
-            if own_zone in self.sees[other_zone]:
+            if own_zone in self._in_view(other, record, frame):
                 relations.append(_social(agent, "visible-to", other))
         return relations
 
@@ -230,7 +260,7 @@ class Annotator:
     def _procedure(self, task: str) -> Procedure:
         records = [s for s in self.trace.steps if s.task == task]
         return Procedure(
-            task_graph=self.domain.tasks[task].graph,
+            task_graph=self.trace.plan.bound[task].graph,
             steps=[self._execution(s) for s in records],
         )
 
@@ -245,6 +275,14 @@ class Annotator:
             modified_description=record.modified,
             agent=record.agent,
         )
+
+
+def _initial_snapshot(obj: str, view: ObjectView) -> Snapshot:
+    """The simulated truth at the start (no annotation noise): what a renderer draws."""
+    relations = []
+    if view.place is not None and view.relation is not None:
+        relations.append(Relation(subject=obj, relation=view.relation, object=view.place))
+    return Snapshot(attributes=dict(view.attributes), relations=relations)
 
 
 def _social(subject: str, relation: str, other: str) -> Relation:

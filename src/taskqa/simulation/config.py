@@ -29,6 +29,13 @@ class SimulationConfig(BaseModel):
     unknown_rate: float = Field(
         default=0.02, ge=0, le=1, description="Share of attribute annotations written as unknown."
     )
+    look_around_rate: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="Chance that a person, at each of their actions, faces each zone beside "
+        "their own (and so sees it and the other person there).",
+    )
     detour_rate: float = Field(
         default=0.15, ge=0, le=1, description="Chance of an unnecessary detour before a step."
     )
@@ -43,6 +50,39 @@ class SimulationConfig(BaseModel):
         ge=0,
         le=1,
         description="In an error episode, chance of a step taken too early.",
+    )
+    vary_initial_rate: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="Chance that an attribute an object lists under `vary` starts at a value "
+        "drawn from those alternatives rather than at its default.",
+    )
+    distractor_rate: float = Field(
+        default=0.5, ge=0, le=1, description="Chance that each distractor object is present."
+    )
+    vary_roles: bool = Field(
+        default=True,
+        description="Bind each task role to a random one of its objects; false: always the first.",
+    )
+    leave_out_rate: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="Chance that a person leaves out a step action marked optional with a "
+        "trailing `?` (closing a cupboard), when the rest of the step allows it.",
+    )
+    failure_rate: float = Field(
+        default=0.1,
+        ge=0,
+        le=0.9,
+        description="Chance that an action whose schema `fails` has no effect and is retried.",
+    )
+    partial_rate: float = Field(
+        default=0.15,
+        ge=0,
+        le=1,
+        description="Chance that an action with a `partial` list has only those effects.",
     )
     gap_seconds: tuple[float, float] = Field(
         default=(0.2, 1.5), description="Pause between two actions of one agent."

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -49,7 +50,22 @@ class ObjectSpec(BaseModel):
     fixture: bool = False
     holds: Literal["in", "on-top-of"] | None = None
     at: str | None = None
+    category: str | None = Field(
+        default=None, description="The kind of thing (mug, plate); the object's id when absent."
+    )
+    color: str | None = Field(
+        default=None, description="A plain colour word that tells apart things of one category."
+    )
     attributes: dict[str, str] = Field(default_factory=dict)
+    vary: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="attribute -> the values it may start with, drawn per episode (uniformly; "
+        "repeat a value to weight it).",
+    )
+    distractor: bool = Field(
+        default=False,
+        description="Present in only some episodes, and never used by a task.",
+    )
 
 
 class ActionSpec(BaseModel):
@@ -60,6 +76,13 @@ class ActionSpec(BaseModel):
     duration: tuple[float, float]
     requires: list[str] = Field(default_factory=list)
     effects: list[str] = Field(default_factory=list)
+    fails: bool = Field(
+        default=False, description="May fail: nothing changes and the person tries again."
+    )
+    partial: list[str] | None = Field(
+        default=None,
+        description="May be done only partly: just these effects happen (a subset of effects).",
+    )
 
 
 class StepSpec(BaseModel):
@@ -76,6 +99,11 @@ class TaskSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     room: str
+    roles: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="role -> the objects that can play it; steps name the role in brackets "
+        "([mug]) and their text as {mug}, and each episode binds it to one of the objects.",
+    )
     steps: dict[str, StepSpec] = Field(min_length=1)
 
 
@@ -95,6 +123,7 @@ class GroundAction:
     verb: str
     slots: ActionSlots
     text: str
+    optional: bool = False  # written with a trailing "?": a person may leave it out
 
 
 @dataclass(frozen=True)
@@ -105,6 +134,8 @@ class Schema:
     duration: tuple[float, float]
     requires: tuple[Condition, ...]
     effects: tuple[Effect, ...]
+    can_fail: bool = False
+    partial: tuple[Effect, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,12 +150,49 @@ class Step:
     def objects(self) -> set[str]:
         return {name for action in self.actions for name in action.slots.objects()}
 
+    def bound(self, binding: Mapping[str, str]) -> Step:
+        """This step with each role replaced by the object bound to it."""
+        actions = tuple(_bind_action(action, binding) for action in self.actions)
+        errors = {kind: _bind_text(text, binding) for kind, text in self.errors.items()}
+        return replace(self, actions=actions, text=_bind_text(self.text, binding), errors=errors)
+
+
+_ROLE_IN_TEXT = re.compile(r"\{([a-z0-9-]+)\}")
+_OBJECT_GROUP = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _bind_text(text: str, binding: Mapping[str, str]) -> str:
+    """``{mug}`` -> ``blue mug``: hyphenated ids read as words in step descriptions."""
+    return _ROLE_IN_TEXT.sub(lambda m: binding[m.group(1)].replace("-", " "), text)
+
+
+def _bind_action(action: GroundAction, binding: Mapping[str, str]) -> GroundAction:
+    if not any(name in binding for name in action.slots.objects()):
+        return action
+    slots = action.slots.model_copy(
+        update={
+            slot: [binding.get(name, name) for name in getattr(action.slots, slot)]
+            for slot in SLOTS
+        }
+    )
+    text = _OBJECT_GROUP.sub(
+        lambda m: "[" + ", ".join(binding.get(n.strip(), n.strip()) for n in m[1].split(",")) + "]",
+        action.text,
+    )
+    return replace(action, slots=slots, text=text)
+
 
 @dataclass(frozen=True)
 class Task:
     name: str
     room: str
     steps: dict[str, Step]
+    roles: dict[str, tuple[str, ...]]
+
+    def bound(self, binding: Mapping[str, str]) -> Task:
+        """The task as one episode does it, each role played by the object ``binding`` names."""
+        steps = {step_id: step.bound(binding) for step_id, step in self.steps.items()}
+        return Task(name=self.name, room=self.room, steps=steps, roles={})
 
     @cached_property
     def graph(self) -> TaskGraph:
@@ -148,6 +216,7 @@ class Domain:
         self.file_name = file_name
         self.schemas = {verb: _compile_schema(verb, a) for verb, a in spec.actions.items()}
         self.tasks = {name: _compile_task(name, t) for name, t in spec.tasks.items()}
+        self._bound: dict[tuple[str, tuple[tuple[str, str], ...]], Task] = {}
 
     @property
     def name(self) -> str:
@@ -174,10 +243,20 @@ class Domain:
     def tasks_in(self, room: str) -> list[str]:
         return [name for name, task in self.tasks.items() if task.room == room]
 
-    def task_objects(self, task: str) -> set[str]:
-        """The carried things a task touches; fixtures are shared by design."""
-        used = {o for step in self.tasks[task].steps.values() for o in step.objects()}
-        return {o for o in used if not self.spec.objects[o].fixture}
+    def bound_task(self, name: str, binding: Mapping[str, str]) -> Task:
+        """Task ``name`` with its roles bound; cached, so that its graph is built once."""
+        key = (name, tuple(sorted(binding.items())))
+        if key not in self._bound:
+            self._bound[key] = self.tasks[name].bound(binding)
+        return self._bound[key]
+
+    def task_objects(self, task: Task) -> set[str]:
+        """The carried things a (bound) task touches; fixtures are shared by design."""
+        used = {o for step in task.steps.values() for o in step.objects()}
+        return {o for o in used if o in self.spec.objects and not self.spec.objects[o].fixture}
+
+    def category(self, obj: str) -> str:
+        return self.spec.objects[obj].category or obj
 
 
 def load_domain(path: Path | None = None) -> Domain:
@@ -215,6 +294,8 @@ def _compile_schema(verb: str, spec: ActionSpec) -> Schema:
         duration=spec.duration,
         requires=tuple(parse_condition(c) for c in spec.requires),
         effects=tuple(parse_effect(e) for e in spec.effects),
+        can_fail=spec.fails,
+        partial=None if spec.partial is None else tuple(parse_effect(e) for e in spec.partial),
     )
 
 
@@ -230,12 +311,20 @@ def _compile_task(name: str, spec: TaskSpec) -> Task:
         )
         for step_id, step in spec.steps.items()
     }
-    return Task(name=name, room=spec.room, steps=steps)
+    roles = {role: tuple(options) for role, options in spec.roles.items()}
+    return Task(name=name, room=spec.room, steps=steps, roles=roles)
 
 
 def ground_action(text: str) -> GroundAction:
+    """``Close [fridge]``; ``Close [fridge]?`` is an action a person may leave out."""
+    text, optional = _optional(text)
     verb, slots = parse_action(text)
-    return GroundAction(verb=verb, slots=slots, text=text)
+    return GroundAction(verb=verb, slots=slots, text=text, optional=optional)
+
+
+def _optional(text: str) -> tuple[str, bool]:
+    text = text.strip()
+    return (text[:-1].rstrip(), True) if text.endswith("?") else (text, False)
 
 
 def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
@@ -244,6 +333,7 @@ def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
     yield from _check_actions(spec, file)
     for name, task in spec.tasks.items():
         yield from _check_task(spec, name, task, file)
+    yield from _check_distractors(spec, file)
 
 
 def _check_rooms(spec: DomainSpec, file: str) -> Iterator[Problem]:
@@ -285,6 +375,29 @@ def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:
                 parse_condition(f"patient.{key} == {value}")
             except RuleError as error:
                 yield Problem.at(file, [*where, "attributes", key], str(error))
+        for key, values in obj.vary.items():
+            if key not in obj.attributes:
+                yield Problem.at(
+                    file, [*where, "vary", key], "expected an attribute the object lists"
+                )
+            if not values:
+                yield Problem.at(file, [*where, "vary", key], "expected at least one value")
+            for index, value in enumerate(values):
+                try:
+                    parse_condition(f"patient.{key} == {value}")
+                except RuleError as error:
+                    yield Problem.at(file, [*where, "vary", key, index], str(error))
+        if obj.color is not None and not re.fullmatch(r"[a-z]+", obj.color):
+            yield Problem.at(file, [*where, "color"], "expected one plain lower-case colour word")
+        if obj.category is not None and not re.fullmatch(r"[a-z]+(-[a-z]+)*", obj.category):
+            yield Problem.at(file, [*where, "category"], "expected a hyphenated lower-case name")
+        if obj.distractor and obj.fixture:
+            yield Problem.at(
+                file, [*where, "distractor"], "expected a carried thing, not a fixture"
+            )
+        holder = spec.objects.get(obj.at or "")
+        if holder is not None and holder.distractor:
+            yield Problem.at(file, [*where, "at"], "expected a receptacle present in every episode")
 
 
 def _check_actions(spec: DomainSpec, file: str) -> Iterator[Problem]:
@@ -298,13 +411,49 @@ def _check_actions(spec: DomainSpec, file: str) -> Iterator[Problem]:
                     parse(text)
                 except RuleError as error:
                     yield Problem.at(file, ["actions", verb, field, index], str(error))
+        effects = {" ".join(e.split()) for e in action.effects}
+        for index, text in enumerate(action.partial or []):
+            if " ".join(text.split()) not in effects:
+                yield Problem.at(
+                    file,
+                    ["actions", verb, "partial", index],
+                    "expected one of the action's effects",
+                )
 
 
 def _check_task(spec: DomainSpec, name: str, task: TaskSpec, file: str) -> Iterator[Problem]:
     where: list[str | int] = ["tasks", name]
     if task.room not in spec.rooms:
         yield Problem.at(file, [*where, "room"], f"unknown room {task.room!r}")
+    for role, options in task.roles.items():
+        if role in spec.objects:
+            yield Problem.at(file, [*where, "roles", role], "a role must not have an object's name")
+        if not options:
+            yield Problem.at(file, [*where, "roles", role], "expected at least one object")
+        for index, obj in enumerate(options):
+            known = spec.objects.get(obj)
+            if known is None or known.room != task.room:
+                yield Problem.at(
+                    file, [*where, "roles", role, index], f"unknown object {obj!r} in {task.room!r}"
+                )
+        # a step's "Get [role] from [cupboard]" names one place for whichever object plays it
+        places = {spec.objects[o].at for o in options if o in spec.objects}
+        if len(places) > 1:
+            yield Problem.at(
+                file,
+                [*where, "roles", role],
+                f"expected objects that start in one place; got {sorted(map(str, places))}",
+            )
     for step_id, step in task.steps.items():
+        texts = {("text",): step.text} | {("errors", k): v for k, v in step.errors.items()}
+        for place, text in texts.items():
+            for role in _ROLE_IN_TEXT.findall(text):
+                if role not in task.roles:
+                    yield Problem.at(
+                        file,
+                        [*where, "steps", step_id, *place],
+                        f"{{{role}}} is not a role of the task",
+                    )
         for index, before in enumerate(step.after):
             if before not in task.steps:
                 yield Problem.at(
@@ -319,18 +468,37 @@ def _check_task(spec: DomainSpec, name: str, task: TaskSpec, file: str) -> Itera
                 )
         for index, text in enumerate(step.actions):
             location = [*where, "steps", step_id, "actions", index]
-            yield from _check_ground_action(spec, task.room, text, file, location)
+            yield from _check_ground_action(spec, task, text, file, location)
     graph = nx.DiGraph([(b, s) for s, step in task.steps.items() for b in step.after])
     if not nx.is_directed_acyclic_graph(graph):
         cycle = " -> ".join(a for a, _ in nx.find_cycle(graph))
         yield Problem.at(file, [*where, "steps"], f"the steps' `after` lists form a cycle: {cycle}")
 
 
+def _check_distractors(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    used: set[str] = set()
+    for task in spec.tasks.values():
+        for options in task.roles.values():
+            used.update(options)
+        for step in task.steps.values():
+            for text in step.actions:
+                try:
+                    used.update(parse_action(_optional(text)[0])[1].objects())
+                except ActionStringError:
+                    continue  # reported with the task
+    for name, obj in spec.objects.items():
+        if obj.distractor and name in used:
+            yield Problem.at(
+                file, ["objects", name, "distractor"], "a distractor must not be used by a task"
+            )
+
+
 def _check_ground_action(
-    spec: DomainSpec, room: str, text: str, file: str, location: list[str | int]
+    spec: DomainSpec, task: TaskSpec, text: str, file: str, location: list[str | int]
 ) -> Iterator[Problem]:
+    room = task.room
     try:
-        verb, slots = parse_action(text)
+        verb, slots = parse_action(_optional(text)[0])
     except ActionStringError as error:
         yield Problem.at(file, location, str(error))
         return
@@ -345,5 +513,7 @@ def _check_ground_action(
         if not names and slot != "instrument" and f"{{{slot}}}" in template:
             yield Problem.at(file, location, f"{verb!r} needs a {slot}")
         for obj in names:
+            if obj in task.roles:
+                continue
             if obj not in spec.objects or spec.objects[obj].room != room:
                 yield Problem.at(file, location, f"unknown object {obj!r} in room {room!r}")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from taskqa.model import ActionSlots, Attribute, ErrorTag
+from taskqa.model import ActionSlots, Attribute, ErrorTag, Outcome
 from taskqa.simulation.config import SimulationConfig
-from taskqa.simulation.domain import Domain, GroundAction, Step, ground_action
+from taskqa.simulation.domain import Domain, GroundAction, Step, Task, ground_action
+from taskqa.simulation.rules import attribute_named
 from taskqa.simulation.world import WorldState
 
 ERROR_TAGS = {
@@ -24,6 +25,7 @@ ERROR_TAGS = {
 }
 MISSING = "missing"
 SKIPPED_TEXT = "Skipped this step"
+MAX_TRIES = 3  # a failed action is tried again; the last try always works
 
 
 class EpisodeStuck(Exception):
@@ -54,6 +56,7 @@ class ActionRecord:
     step: str | None
     before: dict[str, ObjectView]
     after: dict[str, ObjectView]
+    outcome: Outcome = Outcome.DONE
 
 
 @dataclass
@@ -84,6 +87,8 @@ class EpisodePlan:
     agents: list[AgentClock]
     step_errors: dict[tuple[str, str], str]
     with_errors: bool
+    bound: dict[str, Task] = field(default_factory=dict)  # each task with its roles bound
+    start: dict[str, dict[Attribute, str]] = field(default_factory=dict)  # objects present
 
 
 @dataclass
@@ -92,13 +97,16 @@ class EpisodeTrace:
     actions: list[ActionRecord]
     steps: list[StepRecord]
     initial_zones: dict[str, str]
+    initial: dict[str, ObjectView] = field(default_factory=dict)
 
 
 def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -> EpisodePlan:
     kind = _weighted(rng, config.episode_types)
     room = _weighted(rng, config.rooms)
     n_agents, n_tasks = int(kind[0]), int(kind[2])
-    tasks = _pick_tasks(rng, domain, room, n_tasks)
+    bound = _pick_tasks(rng, domain, room, n_tasks, config)
+    tasks = list(bound)
+    start = _initial_world(rng, domain, room, config)
     kind = f"{n_agents}x{len(tasks)}"  # a task without a compatible partner runs alone
     zones = list(domain.spec.rooms[room].zones)
     ids = ["P1", "P2"][:n_agents]
@@ -112,7 +120,7 @@ def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -
     ]
     with_errors = rng.random() < config.error_episode_rate
     step_errors = _plan_step_errors(rng, domain, tasks, config) if with_errors else {}
-    return EpisodePlan(kind, room, tasks, agents, step_errors, with_errors)
+    return EpisodePlan(kind, room, tasks, agents, step_errors, with_errors, bound, start)
 
 
 def _weighted(rng: random.Random, weights: dict[str, float]) -> str:
@@ -120,19 +128,63 @@ def _weighted(rng: random.Random, weights: dict[str, float]) -> str:
     return rng.choices(names, weights=[weights[n] for n in names])[0]
 
 
-def _pick_tasks(rng: random.Random, domain: Domain, room: str, count: int) -> list[str]:
+def _pick_tasks(
+    rng: random.Random, domain: Domain, room: str, count: int, config: SimulationConfig
+) -> dict[str, Task]:
+    """One or two tasks, each with its roles bound to objects for this episode."""
     first = rng.choice(sorted(domain.tasks_in(room)))
+    chosen = {first: _bind_roles(rng, domain, domain.tasks[first], set(), config)}
     if count == 1:
-        return [first]
+        return chosen
     # Two tasks in one episode must not fight over the same carried things.
+    taken = domain.task_objects(chosen[first])
     compatible = [
         t
         for t in sorted(domain.tasks_in(room))
-        if t != first and not domain.task_objects(t) & domain.task_objects(first)
+        if t != first and _role_options(domain, domain.tasks[t], taken) is not None
     ]
-    if not compatible:
-        return [first]
-    return [first, rng.choice(compatible)]
+    if compatible:
+        second = rng.choice(compatible)
+        chosen[second] = _bind_roles(rng, domain, domain.tasks[second], taken, config)
+    return chosen
+
+
+def _role_options(domain: Domain, task: Task, taken: set[str]) -> dict[str, list[str]] | None:
+    """Objects free for each role of ``task`` besides ``taken``; None when the task clashes."""
+    if domain.task_objects(task) & taken:  # role names are not objects, so these are fixed
+        return None
+    options = {role: [o for o in objects if o not in taken] for role, objects in task.roles.items()}
+    return None if any(not free for free in options.values()) else options
+
+
+def _bind_roles(
+    rng: random.Random, domain: Domain, task: Task, taken: set[str], config: SimulationConfig
+) -> Task:
+    options = _role_options(domain, task, taken)
+    if options is None:
+        raise ValueError(f"task {task.name!r} clashes with objects {sorted(taken)}")
+    binding = {
+        role: rng.choice(free) if config.vary_roles else free[0]
+        for role, free in sorted(options.items())
+    }
+    return domain.bound_task(task.name, binding)
+
+
+def _initial_world(
+    rng: random.Random, domain: Domain, room: str, config: SimulationConfig
+) -> dict[str, dict[Attribute, str]]:
+    """Which objects are present and the state each starts in, drawn for one episode."""
+    start: dict[str, dict[Attribute, str]] = {}
+    for name in domain.objects_in(room):
+        spec = domain.spec.objects[name]
+        if spec.distractor and rng.random() >= config.distractor_rate:
+            continue
+        attributes = domain.initial_attributes(name)
+        for key, values in spec.vary.items():
+            if rng.random() < config.vary_initial_rate:
+                attributes[attribute_named(key)] = rng.choice(values)
+        start[name] = attributes
+    return start
 
 
 def _plan_step_errors(
@@ -140,7 +192,7 @@ def _plan_step_errors(
 ) -> dict[tuple[str, str], str]:
     planned: dict[tuple[str, str], str] = {}
     for task in tasks:
-        for step in domain.tasks[task].steps.values():
+        for step in domain.tasks[task].steps.values():  # step ids and errors do not bind roles
             options = sorted(step.errors) + ([MISSING] if step.skippable else [])
             if options and rng.random() < config.step_error_rate:
                 planned[(task, step.id)] = rng.choice(options)
@@ -155,13 +207,16 @@ class EpisodeSimulator:
         self.config = config
         self.plan = plan
         self.rng = rng
-        self.state = WorldState(domain, plan.room, [a.id for a in plan.agents])
+        self.tasks = plan.bound
+        agent_ids = [a.id for a in plan.agents]
+        self.state = WorldState(domain, plan.room, agent_ids, start=plan.start or None)
+        self.initial = {name: self._view(name) for name in self.state.attributes}
         self.locks: dict[str, int] = {}
         self.actions: list[ActionRecord] = []
         self.steps: dict[tuple[str, str], StepRecord] = {
             (task, step_id): StepRecord(task, step)
             for task in plan.tasks
-            for step_id, step in domain.tasks[task].steps.items()
+            for step_id, step in self.tasks[task].steps.items()
         }
         self.finished: set[tuple[str, str]] = set()
         for key, kind in plan.step_errors.items():
@@ -170,7 +225,7 @@ class EpisodeSimulator:
                 self.steps[key].modified = SKIPPED_TEXT
                 self.finished.add(key)  # a skipped step no longer holds up its successors
         self.claimed: set[tuple[str, str]] = set(self.finished)
-        self.usable_by_tasks = {o for t in plan.tasks for o in domain.task_objects(t)}
+        self.usable_by_tasks = {o for t in plan.tasks for o in domain.task_objects(self.tasks[t])}
 
     def run(self) -> EpisodeTrace:
         initial_zones = {a.id: a.zone for a in self.plan.agents}
@@ -188,13 +243,13 @@ class EpisodeSimulator:
                 raise EpisodeStuck(f"no agent can continue at frame {agent.free_at}")
             agent.free_at = self._next_event_after(agent.free_at)
         ordered = sorted(self.steps.values(), key=lambda s: (s.start is None, s.start or 0))
-        return EpisodeTrace(self.plan, self.actions, ordered, initial_zones)
+        return EpisodeTrace(self.plan, self.actions, ordered, initial_zones, self.initial)
 
     def _remaining(self, agent: AgentClock) -> bool:
         return any(
             (task, step) not in self.claimed
             for task in agent.tasks
-            for step in self.domain.tasks[task].steps
+            for step in self.tasks[task].steps
         )
 
     def _next_event_after(self, now: int) -> int:
@@ -207,7 +262,7 @@ class EpisodeSimulator:
         open_steps = [
             (task, step)
             for task in agent.tasks
-            for step in self.domain.tasks[task].steps.values()
+            for step in self.tasks[task].steps.values()
             if (task, step.id) not in self.claimed and self._unlocked(step.objects(), now)
         ]
         ready = [(t, s) for t, s in open_steps if self._predecessors_done(t, s)]
@@ -256,7 +311,7 @@ class EpisodeSimulator:
         done = {s for t, s in self.finished if t == task} | {step.id}
         left = {
             s.id: s
-            for s in self.domain.tasks[task].steps.values()
+            for s in self.tasks[task].steps.values()
             if s.id not in done and (task, s.id) not in self.claimed
         }
         progress = True
@@ -292,16 +347,57 @@ class EpisodeSimulator:
             if planned == "timing":
                 stretch = self.rng.choice((0.3, 2.5))
         if early:
-            texts = ", ".join(self.domain.tasks[task].steps[b].text.lower() for b in early)
+            texts = ", ".join(self.tasks[task].steps[b].text.lower() for b in early)
             record.errors.append((ErrorTag.ORDER, f"Done before: {texts}"))
         self.claimed.add(key)
-        start = agent.free_at
-        for action in step.actions:
-            self._do(agent, action, task, step.id, stretch)
-        record.agent, record.start, record.end = agent.id, start, self.actions[-1].end
+        start, done_before = agent.free_at, len(self.actions)
+        for index, action in enumerate(step.actions):
+            schema = self.domain.schemas[action.verb]
+            if self.state.violated(schema, action.slots, agent.id) and self.state.already_done(
+                schema, action.slots, agent.id
+            ):
+                continue  # already as the step wants it: the person skips it
+            if self._leaves_out(agent, action, step.actions[index + 1 :]):
+                continue
+            for attempt in range(MAX_TRIES):
+                outcome = self._outcome(agent, action, step.actions[index + 1 :], attempt)
+                self._do(agent, action, task, step.id, stretch, outcome)
+                if outcome is not Outcome.FAILED:
+                    break
+        # A step whose every action was already done takes no time: the person saw it done.
+        end = self.actions[-1].end if len(self.actions) > done_before else start
+        record.agent, record.start, record.end = agent.id, start, end
         for obj in step.objects():
             self.locks[obj] = agent.free_at
         self.finished.add(key)
+
+    def _leaves_out(
+        self, agent: AgentClock, action: GroundAction, rest: tuple[GroundAction, ...]
+    ) -> bool:
+        """Whether the person skips an optional action (leaves the cupboard open), which the
+        rest of the step must allow."""
+        if not action.optional or self.rng.random() >= self.config.leave_out_rate:
+            return False
+        return _run_actions(self.state.copy(), self.domain, rest, agent.id)
+
+    def _outcome(
+        self, agent: AgentClock, action: GroundAction, rest: tuple[GroundAction, ...], attempt: int
+    ) -> Outcome:
+        """Done, failed (retried) or partial, as the schema allows; partial only where the rest
+        of the step can still be done afterwards."""
+        schema = self.domain.schemas[action.verb]
+        if (
+            schema.can_fail
+            and attempt < MAX_TRIES - 1
+            and self.rng.random() < self.config.failure_rate
+        ):
+            return Outcome.FAILED
+        if schema.partial is not None and self.rng.random() < self.config.partial_rate:
+            scratch = self.state.copy()
+            scratch.apply(schema, action.slots, agent.id, Outcome.PARTIAL)
+            if _run_actions(scratch, self.domain, rest, agent.id):
+                return Outcome.PARTIAL
+        return Outcome.DONE
 
     def _take_over(self, agent: AgentClock) -> tuple[str, Step] | None:
         """With nothing else to do, ask the other person for what they hold and do their step.
@@ -315,7 +411,7 @@ class EpisodeSimulator:
             return None
         giver_index, task, step_id, needed = self.rng.choice(options)
         giver = self.plan.agents[giver_index]
-        step = self.domain.tasks[task].steps[step_id]
+        step = self.tasks[task].steps[step_id]
         giver.free_at = max(
             [giver.free_at, self.locks.get(spot, 0), *(self.locks.get(o, 0) for o in needed)]
         )
@@ -336,7 +432,7 @@ class EpisodeSimulator:
             if giver is agent or not held:
                 continue
             for task in sorted(set(agent.tasks) & set(giver.tasks)):
-                for step in self.domain.tasks[task].steps.values():
+                for step in self.tasks[task].steps.values():
                     needed = step.objects() & held
                     if needed and self._can_take_over(agent, task, step, needed):
                         options.append((giver.index, task, step.id, tuple(sorted(needed))))
@@ -356,7 +452,7 @@ class EpisodeSimulator:
         """An unnecessary excursion that leaves the world as it found it."""
         now = agent.free_at
         candidates = []
-        for obj in self.domain.objects_in(self.plan.room):
+        for obj in self.state.attributes:
             if obj in self.usable_by_tasks or not self._unlocked({obj}, now):
                 continue
             spec = self.domain.spec.objects[obj]
@@ -388,12 +484,13 @@ class EpisodeSimulator:
         task: str | None,
         step: str | None,
         stretch: float,
+        outcome: Outcome = Outcome.DONE,
     ) -> None:
         schema = self.domain.schemas[action.verb]
         objects = action.slots.objects()
         zone = self._action_zone(action.slots, agent)
         before = {o: self._view(o) for o in objects}
-        self.state.apply(schema, action.slots, agent.id)
+        self.state.apply(schema, action.slots, agent.id, outcome)
         after = {o: self._view(o) for o in objects}
         low, high = schema.duration
         frames = max(1, round(self.rng.uniform(low, high) * stretch * self.domain.fps))
@@ -411,6 +508,7 @@ class EpisodeSimulator:
                 step=step,
                 before=before,
                 after=after,
+                outcome=outcome,
             )
         )
         gap_low, gap_high = self.config.gap_seconds
@@ -439,9 +537,19 @@ class EpisodeSimulator:
 
 def _run_step(state: WorldState, domain: Domain, step: Step, agent: str) -> bool:
     """Apply ``step`` to ``state`` if every action's preconditions hold in turn."""
-    for action in step.actions:
+    return _run_actions(state, domain, step.actions, agent)
+
+
+def _run_actions(
+    state: WorldState, domain: Domain, actions: tuple[GroundAction, ...], agent: str
+) -> bool:
+    """Apply ``actions`` in turn; one that cannot run but whose effects already hold is
+    skipped (the world started that way), any other that cannot run makes the whole fail."""
+    for action in actions:
         schema = domain.schemas[action.verb]
         if state.violated(schema, action.slots, agent):
+            if state.already_done(schema, action.slots, agent):
+                continue
             return False
         state.apply(schema, action.slots, agent)
     return True

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from taskqa.model import UNKNOWN, ActionSlots, Attribute, Relation
+from taskqa.model import UNKNOWN, ActionSlots, Attribute, Outcome, Relation
 from taskqa.simulation.domain import Domain, Schema
 from taskqa.simulation.rules import (
     AttributeIs,
@@ -25,14 +25,25 @@ class ActionNotPossible(Exception):
 
 
 class WorldState:
-    def __init__(self, domain: Domain, room: str, agents: Iterable[str]) -> None:
+    def __init__(
+        self,
+        domain: Domain,
+        room: str,
+        agents: Iterable[str],
+        start: Mapping[str, Mapping[Attribute, str]] | None = None,
+    ) -> None:
+        """The room as the domain describes it, or, given ``start``, just those objects in
+        those states (one episode's draw of distractors and initial values)."""
         self.domain = domain
         self.agents = set(agents)
         self.attributes: dict[str, dict[Attribute, str]] = {}
         self.location: dict[str, str] = {}
-        for name in domain.objects_in(room):
+        names = list(start) if start is not None else domain.objects_in(room)
+        for name in names:
             spec = domain.spec.objects[name]
-            self.attributes[name] = domain.initial_attributes(name)
+            self.attributes[name] = (
+                dict(start[name]) if start is not None else domain.initial_attributes(name)
+            )
             if spec.at is not None:
                 self.location[name] = spec.at
 
@@ -90,13 +101,46 @@ class WorldState:
             if not all(self._holds(c, obj, slots, actor) for obj in getattr(slots, c.slot))
         ]
 
-    def apply(self, schema: Schema, slots: ActionSlots, actor: str) -> None:
+    def apply(
+        self, schema: Schema, slots: ActionSlots, actor: str, outcome: Outcome = Outcome.DONE
+    ) -> None:
         failed = self.violated(schema, slots, actor)
         if failed:
             raise ActionNotPossible("; ".join(failed))
-        for effect in schema.effects:
+        for effect in effects_of(schema, outcome):
             for obj in getattr(slots, effect.slot):
                 self._apply(effect, obj, slots, actor)
+
+    def already_done(self, schema: Schema, slots: ActionSlots, actor: str) -> bool:
+        """Whether the action would change no attribute: it has some that apply and all hold.
+
+        A person skips such an action (no need to open an open fridge), which is what lets a
+        step's actions stay fixed while the world starts in different states. Moving things is
+        never skipped, nor an action that changes more than its patient (a transfer): a thing
+        somewhere else than the step expects, or an empty jug, is not "already done".
+        """
+        changes = [e for e in schema.effects if not isinstance(e, MoveTo)]
+        if len(changes) < len(schema.effects) or any(e.slot != "patient" for e in changes):
+            return False
+        # Only a precondition that the action's own result makes false may be what blocks it
+        # (open needs closed); a tool not in hand is never "already done".
+        produced = {(e.slot, e.attribute) for e in changes}
+        for condition in schema.requires:
+            holds = all(
+                self._holds(condition, o, slots, actor) for o in getattr(slots, condition.slot)
+            )
+            if not holds and not (
+                isinstance(condition, AttributeIs)
+                and (condition.slot, condition.attribute) in produced
+            ):
+                return False
+        scratch = self.copy()
+        touched = False
+        for effect in changes:
+            for obj in getattr(slots, effect.slot):
+                touched = touched or effect.attribute in self.attributes.get(obj, {})
+                scratch._apply(effect, obj, slots, actor)
+        return touched and scratch.attributes == self.attributes
 
     def _holds(self, condition: Condition, obj: str, slots: ActionSlots, actor: str) -> bool:
         if isinstance(condition, AttributeIs):
@@ -127,6 +171,15 @@ class WorldState:
                 self.location[obj] = getattr(slots, effect.target_slot)[0]
         else:
             raise TypeError(effect)
+
+
+def effects_of(schema: Schema, outcome: Outcome) -> tuple[Effect, ...]:
+    """The effects that happen when an action of ``schema`` ends with ``outcome``."""
+    if outcome is Outcome.FAILED:
+        return ()
+    if outcome is Outcome.PARTIAL:
+        return schema.partial or ()
+    return schema.effects
 
 
 def _describe(condition: Condition) -> str:

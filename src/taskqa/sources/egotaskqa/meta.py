@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from taskqa.model import (
     ActionSlots,
     AgentRole,
+    Outcome,
     PhysicalScene,
     Procedure,
     RelationKind,
+    Snapshot,
     Source,
     VideoRef,
 )
@@ -54,6 +56,9 @@ class ActionMeta(BaseModel):
         default=None, description="When the action string loses them."
     )
     tasks: list[str] | None = Field(default=None, description="When the task field loses them.")
+    outcome: Outcome = Field(
+        default=Outcome.DONE, description="A failed or partial action; LEMMA has no field for it."
+    )
     relation_order: dict[str, dict[Moment, list[RelationKind]]] = Field(
         default_factory=dict,
         description="entity -> moment -> the kinds of its relations in their original order.",
@@ -75,6 +80,7 @@ class RecordingMeta(BaseModel):
     metadata: dict[str, str | int | float | bool] = Field(default_factory=dict)
     procedures: list[Procedure] = Field(default_factory=list)
     physics: PhysicalScene | None = None
+    initial_state: dict[str, Snapshot] = Field(default_factory=dict)
     actions: list[ActionMeta] = Field(default_factory=list)
     action_order: list[int] | None = Field(
         default=None, description="Block indices in the recording's action order, if not sorted."

@@ -15,6 +15,7 @@ from taskqa.model import (
     Agent,
     AgentRole,
     EntityTransition,
+    Outcome,
     Recording,
     Snapshot,
     Source,
@@ -282,6 +283,7 @@ class _VideoReader:
                 tasks=meta.tasks if meta and meta.tasks is not None else split_tasks(task_field),
                 step=meta.step if meta else None,
                 transitions=block.transitions,
+                outcome=meta.outcome if meta else Outcome.DONE,
             )
         except ValidationError as error:
             location: list[str | int] = [self.vid, "all_segments", index]
@@ -353,5 +355,6 @@ class _VideoReader:
             actions=actions,
             procedures=meta.procedures,
             physics=meta.physics,
+            initial_state=meta.initial_state,
             metadata=meta.metadata,
         )

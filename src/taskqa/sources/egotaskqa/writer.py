@@ -174,6 +174,7 @@ class _RecordingWriter:
             verb=None if text_lossless else action.verb,
             slots=None if text_lossless else action.slots,
             tasks=None if tasks_lossless else list(action.tasks),
+            outcome=action.outcome,
             relation_order=_relation_order(action.transitions),
         )
         # The second element of a block is unused by EgoTaskQA's code.
@@ -222,6 +223,7 @@ class _RecordingWriter:
             metadata=recording.metadata,
             procedures=recording.procedures,
             physics=recording.physics,
+            initial_state=recording.initial_state,
             actions=actions,
             action_order=None if order == list(range(len(order))) else action_order,
         )
