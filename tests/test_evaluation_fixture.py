@@ -25,7 +25,7 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import load_domain
 
-KEEP_ONE_IN = 5  # thinning keeps tests fast while every template family still appears
+KEEP_ONE_IN = 4  # thinning keeps tests fast while every template family still appears
 
 
 def _bucket(text: str, size: int) -> int:

@@ -41,7 +41,7 @@ benchmark_dir = test_evaluation_fixture.benchmark_dir  # the shared session fixt
 )
 def test_normalization_rules(text: str, expected: str) -> None:
     assert normalize_answer(text) == expected
-    assert NORMALIZATION_VERSION == "1"
+    assert NORMALIZATION_VERSION == "2"
 
 
 def test_collisions_list_answers_that_become_one() -> None:

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-NORMALIZATION_VERSION = "1"
+NORMALIZATION_VERSION = "2"
 
 NORMALIZATION_RULES = (
     "Unicode NFKC, then case-folded",
@@ -22,11 +22,15 @@ NORMALIZATION_RULES = (
     "runs of whitespace become one space; leading and trailing whitespace is removed",
     "a whole answer that is a yes/no synonym becomes yes or no "
     "(yes: y, yeah, yep, true, correct; no: n, nope, false, incorrect)",
+    "a whole answer that is an attribute value in EgoTaskQA's released words becomes the plain "
+    "word questions use (boiled: hot, part: cut, fluid: liquid)",
 )
 
 YES_SYNONYMS = frozenset({"yes", "y", "yeah", "yep", "true", "correct"})
 NO_SYNONYMS = frozenset({"no", "n", "nope", "false", "incorrect"})
 ARTICLES = frozenset({"a", "an", "the"})
+# EgoTaskQA's value words -> the plain words taskqa's answers use (questions/english.yaml)
+PLAIN_VALUES = {"boiled": "hot", "part": "cut", "fluid": "liquid"}
 _SPACES = re.compile(r"\s+")
 
 
@@ -44,7 +48,7 @@ def normalize_answer(text: str) -> str:
         return "yes"
     if joined in NO_SYNONYMS:
         return "no"
-    return joined
+    return PLAIN_VALUES.get(joined, joined)
 
 
 class Normalizer:

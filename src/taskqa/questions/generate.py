@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,15 +24,22 @@ from pydantic import BaseModel, ConfigDict, Field
 from taskqa import __version__
 from taskqa.atomic import write_text
 from taskqa.causal import DependencyRules, build_structure
-from taskqa.model import Recording
+from taskqa.corpus import is_corpus
+from taskqa.model import Recording, Source
+from taskqa.programs.executor import spoken_answer
+from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.clips import ClipConfig, cut_clips
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
-from taskqa.questions.realize import render
+from taskqa.questions.realize import Speaker, parse_action_text
 from taskqa.questions.records import Question
+from taskqa.questions.schemas import SchemaKnowledge
 from taskqa.questions.template import ACTION_PARAMS, Template
+from taskqa.questions.wellposed import FIXED, Rules
 from taskqa.simulation.config import derive_seed
+from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.domain import Domain, load_domain, parse_domain
 
 # one recording's questions as JSONL text, their summary counts and the rejections by reason
 Shard = tuple[str, Counter[str], Counter[str]]
@@ -64,32 +72,104 @@ def question_id(clip: str, template: str, values: dict[str, str]) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
 
 
+# What generation knows of the corpus's world: the domain file's text and name (None: the
+# corpus has no domain, so no schema rules and no "holds") and the verbs that failed somewhere
+# in the corpus. Plain strings, so that it travels to worker processes cheaply.
+World = tuple[str | None, str, tuple[str, ...]]
+NO_WORLD: World = (None, "", ())
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The rules and the speaker of one world, built once per process."""
+
+    rules: Rules
+    speaker: Speaker
+
+
+_WORDINGS: dict[World, Wording] = {}
+
+
+def wording(world: World) -> Wording:
+    if world not in _WORDINGS:
+        source, name, fallible = world
+        domain = parse_domain(source, name) if source is not None else None
+        knowledge = SchemaKnowledge.of(domain, fallible) if domain else None
+        holds = {o: s.holds or "other" for o, s in domain.spec.objects.items()} if domain else {}
+        _WORDINGS[world] = Wording(Rules(knowledge), Speaker(holds))
+    return _WORDINGS[world]
+
+
+def corpus_domain(corpus: Path) -> Domain | None:
+    """The domain a simulated corpus folder carries (``domain.yaml``), if any."""
+    path = corpus / DOMAIN_FILE
+    return load_domain(path) if is_corpus(corpus) and path.is_file() else None
+
+
+def corpus_world(recordings: Sequence[Recording], domain: Domain | None = None) -> World:
+    """The world of ``recordings``: ``domain``, else the built-in one for simulated corpora.
+
+    The built-in domain is assumed only where it has a schema for every verb of the corpus, so
+    a corpus simulated from another domain file, given without it, gets no schema rules rather
+    than wrong ones.
+    """
+    if domain is None and recordings and all(r.source is Source.SIMULATED for r in recordings):
+        builtin = load_domain()
+        verbs = {a.verb for r in recordings for a in r.actions}
+        domain = builtin if verbs <= set(builtin.schemas) else None
+    fallible = sorted({a.verb for r in recordings for a in r.actions if a.outcome != "done"})
+    if domain is None:
+        return (None, "", tuple(fallible))
+    return (domain.source_text, domain.file_name, tuple(fallible))
+
+
 def questions_for_recording(
     recording: Recording,
     templates: Sequence[Template],
     config: GenerationConfig,
     verb_templates: dict[str, str] | None = None,
     rejected: Counter[str] | None = None,
+    world: World | None = None,
 ) -> list[Question]:
-    """Every question of every template on every clip; ``rejected`` counts what was dropped."""
+    """Every question of every template on every clip; ``rejected`` counts what was dropped.
+
+    ``world`` (see ``corpus_world``) gives the well-posedness rules and the English their
+    domain; by default the recording's own world as ``corpus_world`` finds it.
+    """
+    said = wording(corpus_world([recording]) if world is None else world)
     structure = build_structure(recording, config.rules)
     engines = _engines(tuple(templates), config.obfuscation)
-    degenerate_before = sum(engine.degenerate for engine, _ in engines)
-    unpresupposed_before = sum(engine.unpresupposed for engine, _ in engines)
+    before = _engine_counts(engines)
     rejected = Counter() if rejected is None else rejected
+    people = len(recording.agents)
     questions: list[Question] = []
     for clip in cut_clips(recording, config.clips):
         view = build_view(recording, clip, structure, verb_templates)
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
-            for instance in engine.instances(view, space, memo):
+            for instance in engine.instances(view, space, memo, said.rules.fixed):
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
                     continue
-                level, shown = _hide_objects(engine, variants, instance, view, space, memo)
+                owner = (
+                    nested_value(view, engine.object_reference) if engine.object_reference else None
+                )
+                reason = said.rules.violation(
+                    engine.template.program,
+                    instance.values,
+                    instance.answer,
+                    owner,
+                    space.object_attributes,
+                )
+                if reason is not None:
+                    rejected[reason] += 1
+                    continue
+                level, shown = _hide_objects(
+                    engine, variants, instance, view, space, memo, rejected
+                )
                 question = _question(
-                    recording,
+                    recording.id,
                     clip.id,
                     clip.agent,
                     variants.get(level, engine),
@@ -97,16 +177,26 @@ def questions_for_recording(
                     shown,
                     level,
                     config,
+                    said.speaker,
+                    people,
                 )
                 if question is None:
                     rejected["answer in question"] += 1
                 else:
                     questions.append(question)
-    rejected["degenerate"] += sum(engine.degenerate for engine, _ in engines) - degenerate_before
-    rejected["presupposition fails"] += (
-        sum(engine.unpresupposed for engine, _ in engines) - unpresupposed_before
-    )
+    after = _engine_counts(engines)
+    for reason in after:
+        rejected[reason] += after[reason] - before[reason]
     return questions
+
+
+def _engine_counts(engines: Engines) -> dict[str, int]:
+    """What the engines' searches rejected so far, by reason."""
+    return {
+        "degenerate": sum(engine.degenerate for engine, _ in engines),
+        "presupposition fails": sum(engine.unpresupposed for engine, _ in engines),
+        FIXED: sum(engine.fixed_skipped for engine, _ in engines),
+    }
 
 
 Engines = list[tuple[Instantiator, dict[int, Instantiator]]]
@@ -139,6 +229,11 @@ def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
 HIDDEN_FIELD = {1: "action1", 2: "action"}
 
 
+OBJECTLESS = "obfuscation level refused: action without object"
+SOMETHINGS = "obfuscation level refused: more than two somethings"
+MOST_HIDDEN = 2  # "something"s one question may say
+
+
 def _hide_objects(
     engine: Instantiator,
     variants: dict[int, Instantiator],
@@ -146,13 +241,23 @@ def _hide_objects(
     view: ClipView,
     space: SampleSpace,
     memo: Memo,
+    refused: Counter[str],
 ) -> tuple[int, dict[str, str]]:
     """The most objects that can be hidden without changing the answer, and the values then.
 
     As in EgoTaskQA's release, an action is referred to with its first objects said as
-    "something" whenever that still picks out the same action and gives the same answer.
+    "something" whenever that still picks out the same action and gives the same answer; but
+    an action always keeps one object named ("getting something from something" says nothing),
+    and a question says "something" at most twice. Refused levels are counted in ``refused``.
     """
+    actions = [instance.values[name] for name in engine.action_params]
     for level, variant in variants.items():
+        if any(len(parse_action_text(a).objects()) <= level for a in actions):
+            refused[OBJECTLESS] += 1
+            continue
+        if level * len(actions) > MOST_HIDDEN:
+            refused[SOMETHINGS] += 1
+            continue
         shown = {
             name: space.hidden[value][level - 1] if name in variant.action_params else value
             for name, value in instance.values.items()
@@ -163,7 +268,7 @@ def _hide_objects(
 
 
 def _question(
-    recording: Recording,
+    recording: str,
     clip: str,
     agent: str,
     engine: Instantiator,
@@ -171,24 +276,29 @@ def _question(
     shown: dict[str, str],
     level: int,
     config: GenerationConfig,
+    speaker: Speaker,
+    people: int,
 ) -> Question | None:
     template = engine.template
     identifier = question_id(clip, template.id, dict(instance.values))
     variant = derive_seed(config.seed, identifier) % len(template.texts)
-    text = render(template.texts[variant], shown, set(engine.action_params))
-    if template.semantic == "object" and _mentions(text, instance.answer):
+    text = speaker.render(template.texts[variant], shown, template.params, people)
+    if template.semantic == "object" and (
+        _mentions(text, instance.answer) or _mentions(text, speaker.noun(instance.answer))
+    ):
         return None  # the question would give its answer away
+    answer = spoken_answer(engine.program, instance.answer)
     return Question.model_construct(
         id=identifier,
-        recording=recording.id,
+        recording=recording,
         clip=clip,
         agent=agent,
         template=template.id,
         question=text,
         program=engine.filled_text(shown),
         program_graph=engine.filled_graph(shown),
-        answer=instance.answer,
-        answer_kind="binary" if instance.answer in ("yes", "no") else "open",
+        answer=answer,
+        answer_kind="binary" if answer in ("yes", "no") else "open",
         types=list(template.types),
         scopes=list(template.scopes),
         semantic=template.semantic,
@@ -208,11 +318,14 @@ def _recording_lines(
     templates: Sequence[Template],
     config: GenerationConfig,
     verb_templates: dict[str, str] | None,
+    world: World,
     recording_json: str,
 ) -> Shard:
     recording = Recording.model_validate_json(recording_json)
     rejected: Counter[str] = Counter()
-    questions = questions_for_recording(recording, templates, config, verb_templates, rejected)
+    questions = questions_for_recording(
+        recording, templates, config, verb_templates, rejected, world
+    )
     # json.dumps of the field dict is several times faster than pydantic's dump here, and
     # `taskqa check` reads every line back through the Question model. One string per recording
     # (and counters, not per-question tags) keeps what workers send back cheap to transfer.
@@ -237,11 +350,17 @@ def generate_file(
     verb_templates: dict[str, str] | None = None,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    domain: Domain | None = None,
 ) -> dict[str, Any]:
-    """Write every question to ``out`` (JSONL) and its summary beside it; return the summary."""
+    """Write every question to ``out`` (JSONL) and its summary beside it; return the summary.
+
+    ``domain`` is the world the corpus was simulated in; without it a simulated corpus is taken
+    to come from the built-in domain, and other corpora get no schema-based rules.
+    """
     if config.indirect:
         templates = with_indirect(templates)
-    work = partial(_recording_lines, list(templates), config, verb_templates)
+    world = corpus_world(recordings, domain)
+    work = partial(_recording_lines, list(templates), config, verb_templates, world)
     payloads = [r.model_dump_json() for r in recordings]
     counts: Counter[str] = Counter()
     rejected: Counter[str] = Counter()

@@ -13,7 +13,8 @@ Where a template refers to an action directly — ``only(filter(hoi@{a}, video))
 question never asks for "the action right before the action right after" something.
 
 Texts keep their grammar by saying the reference with *do*: ``{a}`` becomes "does the first
-action", ``{a:ing}`` "doing …", ``{a:base}`` "do …", ``{a:pp}`` "done …".
+action", ``{a:past}`` "did …", ``{a:ing}`` "doing …", ``{a:base}`` "do …", ``{a:pp}`` "done …";
+``{a:np}`` is the reference alone ("what task was the first action part of?").
 
 Where a template names an object ``{o}`` only through ``obj@{o}`` keys, variants refer to it as
 the object whose status changed (when one shown action changes something), or the first or last
@@ -43,7 +44,7 @@ REFERENCES: dict[str, tuple[str, str]] = {
         "the action right before {ref:ing}",
     ),
 }
-DO = {None: "does", "ing": "doing", "base": "do", "pp": "done"}
+DO = {None: "does", "ing": "doing", "base": "do", "pp": "done", "past": "did", "np": ""}
 OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
     "changed": (
         "query(change, obj$, only(filter(change, video)))",
@@ -138,5 +139,5 @@ def _fresh_name(template: Template) -> str:
 
 
 def _say(text: str, name: str, phrase: str) -> str:
-    pattern = re.compile(r"\{" + re.escape(name) + r"(?::(ing|base|pp))?\}")
-    return pattern.sub(lambda m: f"{DO[m.group(1)]} {phrase}", text)
+    pattern = re.compile(r"\{" + re.escape(name) + r"(?::(ing|base|pp|past|np))?\}")
+    return pattern.sub(lambda m: f"{DO[m.group(1)]} {phrase}".lstrip(), text)

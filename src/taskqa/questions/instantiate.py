@@ -189,6 +189,8 @@ class Instantiator:
             )
         self.degenerate = 0  # complete bindings rejected as degenerate, for the summary
         self.unpresupposed = 0  # complete bindings whose presupposition does not hold
+        self.fixed_skipped = 0  # attribute values left out as never changing (wellposed.FIXED)
+        self.fixed: frozenset[str] = frozenset()
 
     def _loose_filters(self) -> list[list[NodePlan]]:
         """``loose_at[k]``: filters to try, without their unbound conditions, at depth ``k``."""
@@ -251,9 +253,17 @@ class Instantiator:
         )
 
     def instances(
-        self, view: ClipView, space: SampleSpace, memo: Memo | None = None
+        self,
+        view: ClipView,
+        space: SampleSpace,
+        memo: Memo | None = None,
+        fixed: frozenset[str] = frozenset(),
     ) -> Iterator[Instance]:
-        """Every answerable binding; ``memo`` shares node results between templates of a clip."""
+        """Every answerable binding; ``memo`` shares node results between templates of a clip.
+
+        ``fixed`` are attributes the world never changes: they are never an attribute parameter.
+        """
+        self.fixed = fixed
         results: list[Value | None] = [None] * len(self.program.nodes)
         memo = {} if memo is None else memo
         owner = None
@@ -292,6 +302,9 @@ class Instantiator:
             owner = bound.get(self.object)
         for value in space.options(kind, bound, self.attribute, owner):
             if value in taken:
+                continue
+            if kind is ParamType.ATTRIBUTE and value in self.fixed:
+                self.fixed_skipped += 1
                 continue
             bound[name] = value
             trial = list(results)

@@ -138,6 +138,28 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
         for name in declared:
             if name not in used:
                 yield location, f"the text does not mention {{{name}}}"
+        yield from ((location, m) for m in _agreement(text, declared))
+
+
+_PAST_QUESTION = re.compile(r"\b(did|was|were|had)\b", re.IGNORECASE)
+_THEY_BASE = re.compile(r"\bthey \{([a-z]+[0-9]*)(?::base)?\}")
+
+
+def _agreement(text: str, declared: dict[str, ParamType]) -> Iterator[str]:
+    """Tense and agreement a realizer cannot fix (docs/templates.md, text forms)."""
+    present = [
+        m.group(0)
+        for m in _TEXT_SLOT.finditer(text)
+        if m.group(1) in declared and declared[m.group(1)] in ACTION_PARAMS
+    ]
+    if _PAST_QUESTION.search(text) and any(":" not in slot for slot in present):
+        yield "a question in the past names an action in the present; use {name:past}"
+    for match in _THEY_BASE.finditer(text):
+        if declared.get(match.group(1)) in ACTION_PARAMS:
+            yield (
+                f"'they {match.group(0)[5:]}' breaks agreement where 'they' becomes 'the "
+                "person' (two people); use a past or modal form"
+            )
 
 
 # --- program ---------------------------------------------------------------------------------

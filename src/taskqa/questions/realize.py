@@ -1,65 +1,180 @@
-"""Turning filled parameters into question text: verb forms for actions, plain words otherwise.
+"""Turning filled parameters into question text that reads like a person wrote it.
 
-An action parameter's value is its plain text, ``get orange from fridge``. Texts ask for a form:
-``{a}`` third person present (``gets orange from fridge``), ``{a:ing}`` gerund, ``{a:base}``
-the text as is, ``{a:pp}`` past participle (``if the person had not gotten ...``).
+An action parameter's value is its plain text, ``put kettle to counter``, which the program
+matches; the question says it in English: ``put the kettle on the counter``. Texts ask for a
+form of it: ``{a}`` third person present, ``{a:past}``, ``{a:ing}`` gerund, ``{a:base}``,
+``{a:pp}`` past participle (``if the person had not put ...``) and ``{a:np}``, the action as a
+noun phrase (the gerund here; "the first action" in an indirect variant).
+
+Objects get an article and their words (``kitchen-table`` -> "the kitchen table"), the
+preposition before an object follows the verb and what the object holds (the domain's
+``holds``: "put the knife in the sink", "on the counter"), attribute values are said as a
+person says them ("hot", not "boiled"), and in a clip with two people "they" becomes "the
+person", so a pronoun never leaves open who is meant. The word data is ``english.yaml``; verbs
+are inflected by ``lemminflect``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-FORMS = ("ing", "base", "pp")  # what a text may ask of an action: {a:ing}, {a:base}, {a:pp}
+from taskqa.questions.template import ACTION_PARAMS, ParamType
+from taskqa.questions.words import spoken_value, words
+
+FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
+HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
-
-# verb -> (third person, gerund, past participle); regular verbs follow the rules below.
-IRREGULAR: dict[str, tuple[str, str, str]] = {
-    "get": ("gets", "getting", "gotten"),
-    "put": ("puts", "putting", "put"),
-    "cut": ("cuts", "cutting", "cut"),
-    "eat": ("eats", "eating", "eaten"),
-    "drink": ("drinks", "drinking", "drunk"),
-    "throw": ("throws", "throwing", "thrown"),
-    "sit": ("sits", "sitting", "sat"),
-    "sweep": ("sweeps", "sweeping", "swept"),
-    "stand": ("stands", "standing", "stood"),
+# the words before an object that name its slot (as in LEMMA action strings)
+SLOT_OF_PREPOSITION = {
+    "from": "source",
+    "to": "destination",
+    "into": "destination",
+    "onto": "destination",
+    "on": "destination",
+    "in": "destination",
+    "at": "destination",
+    "using": "instrument",
+    "with": "instrument",
 }
+_TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
+_PRONOUNS = (
+    (re.compile(r"\btheir\b"), "the person's"),
+    (re.compile(r"\bTheir\b"), "The person's"),
+    (re.compile(r"\bthey\b"), "the person"),
+    (re.compile(r"\bThey\b"), "The person"),
+    (re.compile(r"\bthem\b"), "the person"),
+)
+_SPACES = re.compile(r"  +")
 
 
+@dataclass(frozen=True)
+class ActionText:
+    """A plain action text taken apart: ``put kettle to counter``."""
+
+    verb: str  # the verb with its particle: turn-on
+    parts: tuple[tuple[str, str, tuple[str, ...]], ...]  # (slot, written preposition, objects)
+
+    def objects(self) -> tuple[str, ...]:
+        return tuple(o for _, _, names in self.parts for o in names)
+
+    def slot_of(self, obj: str) -> str | None:
+        return next((slot for slot, _, names in self.parts if obj in names), None)
+
+
+@lru_cache(maxsize=65536)
+def parse_action_text(text: str) -> ActionText:
+    """``get orange from fridge`` -> verb ``get``, patient orange, source fridge."""
+    verb, *tokens = text.split() or [""]
+    parts: list[tuple[str, str, list[str]]] = []
+    slot, written = "patient", ""
+    for token in tokens:
+        if token in SLOT_OF_PREPOSITION:
+            slot, written = SLOT_OF_PREPOSITION[token], token
+            continue
+        name = token.rstrip(",")
+        if parts and parts[-1][0] == slot and parts[-1][1] == written:
+            parts[-1][2].append(name)
+        else:
+            parts.append((slot, written, [name]))
+    return ActionText(verb, tuple((s, w, tuple(n)) for s, w, n in parts))
+
+
+@lru_cache(maxsize=4096)
 def conjugate(verb: str, form: str) -> str:
-    """``form`` of ``verb``: ``3`` (third person), ``ing``, ``pp`` or ``base``."""
-    if form == "base":
+    """``form`` of ``verb``: ``3`` (third person), ``ing``, ``pp``, ``past`` or ``base``."""
+    form = "ing" if form == "np" else form  # an action as a noun phrase: its gerund
+    if form == "base" or not verb:
         return verb
-    if verb in IRREGULAR:
-        third, gerund, participle = IRREGULAR[verb]
-        return {"3": third, "ing": gerund, "pp": participle}[form]
-    if form == "3":
-        return verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s")
-    if form == "ing":
-        return (verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb) + "ing"
-    return verb + ("d" if verb.endswith("e") else "ed")
+    override = words().verb_forms.get(verb, {}).get(form)
+    if override:
+        return override
+    from lemminflect import getInflection  # imported late: it loads its tables on first use
+
+    found = getInflection(verb, tag=_TAGS[form])
+    return found[0] if found else verb
 
 
-def action_phrase(text: str, form: str) -> str:
-    """Inflect the verb of a plain action text; ``turn-on tv`` reads ``turns on tv``."""
-    head, _, rest = text.partition(" ")
-    verb, _, particle = head.partition("-")
-    words = [conjugate(verb, form), particle, rest]
-    return " ".join(w for w in words if w)
+@dataclass
+class Speaker:
+    """Says actions and objects in English; ``holds`` comes from the corpus's domain."""
 
+    holds: Mapping[str, str] = field(default_factory=dict)  # object id -> in / on-top-of
+    _phrases: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
 
-def render(text: str, values: Mapping[str, str], action_params: set[str]) -> str:
-    """Fill ``{name}`` / ``{name:form}`` slots; action parameters are inflected."""
+    def noun(self, obj: str) -> str:
+        """``kitchen-table`` -> ``kitchen table``; ``something`` stays as it is."""
+        if obj == HIDDEN:
+            return obj
+        return words().nouns.get(obj, obj.replace("-", " "))
 
-    def fill(match: re.Match[str]) -> str:
-        name, form = match.group(1), match.group(2)
-        value = values[name]
-        if name in action_params:
-            return action_phrase(value, form or "3")
-        return value
+    def object_phrase(self, obj: str) -> str:
+        return obj if obj == HIDDEN else f"the {self.noun(obj)}"
 
-    return _SLOT.sub(fill, text)
+    def _holds(self, obj: str) -> str:
+        if obj in self.holds:
+            return self.holds[obj]
+        return "in" if obj in words().containers else "other"
+
+    def _preposition(self, verb: str, slot: str, written: str, first: str) -> str:
+        rule = words().prepositions.get(verb, {}).get(slot)
+        if rule is None and written == "to":
+            rule = {"in": "in", "other": "on"}  # "put X to Y" is not English; in or on is
+        if rule is None:
+            return written
+        if isinstance(rule, str):
+            return rule
+        # what a hidden object holds must not show through "in" or "on": say the plain one
+        kind = "other" if first == HIDDEN else self._holds(first)
+        return rule.get(kind, rule.get("other", written))
+
+    def action(self, text: str, form: str) -> str:
+        """The action text said in ``form``: ``turn-on tv`` -> ``turned on the TV`` (past)."""
+        key = (text, form)
+        found = self._phrases.get(key)
+        if found is None:
+            found = self._phrases[key] = self._say_action(text, form)
+        return found
+
+    def _say_action(self, text: str, form: str) -> str:
+        action = parse_action_text(text)
+        verb, _, particle = action.verb.partition("-")
+        pieces = [conjugate(verb, form), particle]
+        for slot, written, objects in action.parts:
+            preposition = self._preposition(action.verb, slot, written, objects[0])
+            said = " and ".join(self.object_phrase(o) for o in objects)
+            pieces += [preposition, said]
+        return " ".join(p for p in pieces if p)
+
+    def render(
+        self,
+        text: str,
+        values: Mapping[str, str],
+        params: Mapping[str, ParamType],
+        people: int = 1,
+    ) -> str:
+        """Fill ``{name}`` / ``{name:form}`` slots; ``people`` is how many are in the clip."""
+
+        def fill(match: re.Match[str]) -> str:
+            name, form = match.group(1), match.group(2)
+            value = values[name]
+            kind = params.get(name)
+            if kind in ACTION_PARAMS:
+                return self.action(value, form or "3")
+            if kind is ParamType.OBJECT:
+                return self.object_phrase(value)
+            if kind is ParamType.VALUE:
+                return spoken_value(value)
+            return value
+
+        said = _SLOT.sub(fill, text)
+        if people > 1:
+            for pattern, replacement in _PRONOUNS:
+                said = pattern.sub(replacement, said)
+        said = _SPACES.sub(" ", said)
+        return said[:1].upper() + said[1:]
 
 
 def text_params(text: str) -> list[tuple[str, str | None]]:

@@ -1,0 +1,52 @@
+"""The plain-English word data of question texts (``english.yaml``), loaded once per process.
+
+Kept apart from the text realizer so that the program executor can say attribute values the
+way questions do (``boiled`` -> ``hot``) without loading the inflection library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from taskqa.problems import InvalidInputError, Problem
+
+WORDS_FILE = "english.yaml"
+VALUE_KEYS = frozenset({"value$", "before$", "after$"})
+"""Selectors whose answer is an attribute value, and so is said with ``spoken_value``."""
+
+
+@dataclass(frozen=True)
+class Words:
+    prepositions: dict[str, dict[str, str | dict[str, str]]]
+    containers: frozenset[str]
+    nouns: dict[str, str]
+    verb_forms: dict[str, dict[str, str]]
+    spoken_values: dict[str, str]
+
+
+@cache
+def words() -> Words:
+    text = resources.files("taskqa.questions").joinpath(WORDS_FILE).read_text(encoding="utf-8")
+    raw: Any = yaml.safe_load(text)
+    expected = ("prepositions", "containers", "nouns", "verb_forms", "spoken_values")
+    if not isinstance(raw, dict) or any(key not in raw for key in expected):
+        raise InvalidInputError(
+            [Problem(WORDS_FILE, "", f"expected a mapping with keys {', '.join(expected)}")]
+        )
+    return Words(
+        prepositions=raw["prepositions"],
+        containers=frozenset(raw["containers"]),
+        nouns=raw["nouns"],
+        verb_forms=raw["verb_forms"],
+        spoken_values=raw["spoken_values"],
+    )
+
+
+def spoken_value(value: str) -> str:
+    """An attribute value as a person says it: ``boiled`` -> ``hot``; others unchanged."""
+    return words().spoken_values.get(value, value)
