@@ -21,7 +21,7 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
-TARGET = 3000
+TARGET = 300  # text balancing keeps about 330 questions of this 14-episode corpus
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,9 @@ def test_binary_to_open_is_one_to_two_and_the_target_is_respected(bench: Path) -
     binary = sum(r["answer"] in ("yes", "no") for r in records)
     open_ = len(records) - binary
     assert abs(2 * binary - open_) <= 4
-    assert 0.98 * TARGET <= len(records) <= TARGET  # re-capping after rounding may cost a few
+    # whole small groups and re-settled caps cost more of the target on a corpus this small
+    # (about 0.1% on 400 episodes; benchmarks/bench_question_validity.py)
+    assert 0.8 * TARGET <= len(records) <= TARGET
     manifest = json.loads((bench / "manifest.json").read_text())
     assert manifest["counts"]["balanced"] == len(records)
     assert manifest["counts"]["candidates"] > 5 * TARGET
@@ -97,9 +99,10 @@ def test_normal_split_is_three_one_one_and_stratified(bench: Path) -> None:
     parts = _records(bench, "normal")
     sizes = {split: len(records) for split, records in parts.items()}
     total = sum(sizes.values())
-    assert abs(sizes["train"] - 0.6 * total) <= 1
-    assert abs(sizes["val"] - 0.2 * total) <= 1
-    assert abs(sizes["test"] - 0.2 * total) <= 1
+    # yes/no pairs are dealt whole, as one sequence, and single questions as another
+    assert abs(sizes["train"] - 0.6 * total) <= 3
+    assert abs(sizes["val"] - 0.2 * total) <= 3
+    assert abs(sizes["test"] - 0.2 * total) <= 3
     strata: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for split, records in parts.items():
         for record in records:
@@ -118,9 +121,31 @@ def test_indirect_split_tests_only_questions_that_need_a_reference(bench: Path) 
         for record in parts[split]:
             assert record["reference"] == "indirect"
             assert not record["template"].startswith("indirect/")
-    assert abs(len(parts["val"]) - len(parts["test"])) <= 1
+    assert abs(len(parts["val"]) - len(parts["test"])) <= 2  # within one yes/no pair
     assert len(parts["train"]) <= len(parts["val"]) + len(parts["test"])
     assert {r["reference"] for r in parts["train"]} == {"direct", "indirect"}
+
+
+def _text_groups(records: list[dict[str, Any]]) -> dict[tuple[str, str], Counter[str]]:
+    groups: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for record in records:
+        shown = json.dumps(record["params"], sort_keys=True)
+        groups[(record["template"], shown)][record["answer"]] += 1
+        groups[("text", " ".join(record["question"].lower().split()))][record["answer"]] += 1
+    return groups
+
+
+def test_every_text_and_shown_parameters_are_balanced_in_every_split(bench: Path) -> None:
+    balanced = _balanced(bench)
+    for counts in _text_groups(balanced).values():
+        open_counts = [n for a, n in counts.items() if a not in ("yes", "no")]
+        assert all(n <= 0.2 * sum(open_counts) + 1e-9 for n in open_counts)
+        assert counts["yes"] == counts["no"]
+    for family in ("normal", "indirect"):
+        for split, records in _records(bench, family).items():
+            assert any(r["answer"] == "yes" for r in records), (family, split)
+            for counts in _text_groups(records).values():
+                assert counts["yes"] == counts["no"], (family, split)
 
 
 def test_split_files_read_back_as_questions(bench: Path) -> None:
@@ -143,6 +168,20 @@ def test_manifest_hashes_every_file_and_diagnostics_are_written(bench: Path) -> 
     assert diagnostics["normal"]["disjoint_variants"]["none"]["test_questions_on_train_clips"] > 0.5
     report = (bench / "diagnostics" / "report.md").read_text()
     assert "| normal: most likely |" in report
+    # every text is 50/50 in every split, so memorising texts gets exactly half the yes/no right
+    for family in ("normal", "indirect"):
+        assert diagnostics[family]["baselines"]["question text"]["binary"] == 50.0
+    templates = diagnostics["normal"]["templates"]
+    assert sum(row["questions"] for row in templates) == most_likely["questions"]
+    for row in templates:
+        assert row["lead"] == pytest.approx(row["text classifier"] - row["most likely"], abs=0.02)
+        assert row["flagged"] == (row["lead"] > 15 and row["questions"] >= 20)
+    assert "### Per template, normal test split" in report
+    assert "question text: memorises" in report and "text-only: taskqa baseline" in report
+    assert diagnostics["balancing"]["balance_by"] == "text"
+    assert sum(diagnostics["balancing"]["dropped"].values()) == (
+        manifest["counts"]["candidates"] - manifest["counts"]["balanced"]
+    )
     assert (bench / "diagnostics" / "figures" / "answers_after.png").stat().st_size > 1000
     videos = (bench / "videos.csv").read_text().splitlines()
     assert videos[0] == "clip,recording,agent,view,video,start_s,end_s" and len(videos) > 10
@@ -212,3 +251,16 @@ def test_build_command(corpus: Path, candidates: Path, tmp_path: Path) -> None:
         app, ["build", str(corpus), "--out", str(tmp_path / "c"), "--disjoint", "video"]
     )
     assert bad.exit_code != 0
+    options = ["--candidates", str(candidates), "--target", "900"]
+    typed = CliRunner().invoke(
+        app, ["build", str(corpus), "--out", str(tmp_path / "t"), *options, "--balance-by", "type"]
+    )
+    assert typed.exit_code == 0, typed.output
+    diagnostics = json.loads((tmp_path / "t" / "diagnostics" / "diagnostics.json").read_text())
+    assert diagnostics["balancing"]["balance_by"] == "type"
+    manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
+    assert manifest["counts"]["balanced"] > 0.98 * 900  # type balancing keeps many more
+    wrong = CliRunner().invoke(
+        app, ["build", str(corpus), "--out", str(tmp_path / "w"), *options, "--balance-by", "word"]
+    )
+    assert wrong.exit_code != 0 and "expected type, template or text" in wrong.output

@@ -16,6 +16,10 @@ Then binary and open questions are brought to ``1 : open_per_binary`` and, if ne
 ``target`` questions, proportionally over types and (for open questions) over answers, the cap
 re-applied after rounding; binary questions stay paired yes/no. Which questions of an answer
 survive is decided by a seeded hash of their ids, so the result does not depend on file order.
+
+That is ``balance_by="type"``, EgoTaskQA's own balancing. The default, ``"text"`` (and
+``"template"``), also balances within groups of questions a text-only model cannot tell apart;
+see groups.py.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskqa.benchmark.candidates import Candidates
+
+BalanceBy = Literal["type", "template", "text"]
 
 
 class BalanceConfig(BaseModel):
@@ -40,6 +47,12 @@ class BalanceConfig(BaseModel):
     open_per_binary: int = Field(2, ge=1, description="Open questions per binary question.")
     target: int = Field(40_000, ge=0, description="Most questions kept (0: no limit).")
     with_reference: bool = Field(False, description="Count the reference in the balancing key.")
+    balance_by: BalanceBy = Field(
+        "text", description="Groups answers are balanced within: type, template or text."
+    )
+    group_share: float = Field(
+        0.2, gt=0, le=1, description="Most one answer may answer of a group's open questions."
+    )
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,10 @@ class Balanced:
     rows: list[int]  # the kept candidates, in file order
     before: dict[str, dict[str, int]]  # type -> answer -> count, over all candidates
     after: dict[str, dict[str, int]]
+    # yes <-> no: the pairs splits keep together, so every split stays 50/50 where the set is
+    partners: dict[int, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)  # reason -> candidates not kept
+    groups: int = 0  # balancing groups with a kept question
 
 
 def rank(seed: int, identifier: str) -> int:
@@ -56,6 +73,15 @@ def rank(seed: int, identifier: str) -> int:
 
 
 def balance(candidates: Candidates, config: BalanceConfig) -> Balanced:
+    """The kept candidates under ``config``: within reasoning types, or within text groups."""
+    if config.balance_by != "type":
+        from taskqa.benchmark.groups import balance_groups
+
+        return balance_groups(candidates, config)
+    return _balance_types(candidates, config)
+
+
+def _balance_types(candidates: Candidates, config: BalanceConfig) -> Balanced:
     ranks = [rank(config.seed, identifier) for identifier in candidates.ids]
     groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for row, (kind, answer) in enumerate(zip(candidates.types, candidates.answers, strict=True)):
@@ -73,14 +99,19 @@ def balance(candidates: Candidates, config: BalanceConfig) -> Balanced:
         binary_wanted = min(binary_wanted, config.target // (1 + config.open_per_binary))
     open_counts = _open_quotas(capped, binary_wanted * config.open_per_binary, config)
     open_total = sum(sum(counts.values()) for counts in open_counts.values())
-    pair_counts = _share(pairs, open_total // config.open_per_binary // 2)
+    pair_counts = share(pairs, open_total // config.open_per_binary // 2)
 
     kept: list[int] = []
+    partners: dict[int, int] = {}
     after: dict[str, dict[str, int]] = {}
     for kind, answers in groups.items():
         counts = dict(open_counts.get(kind, {}))
         if pair_counts.get(kind):
             counts["yes"] = counts["no"] = pair_counts[kind]
+            for yes, no in zip(
+                answers["yes"][: counts["yes"]], answers["no"][: counts["no"]], strict=True
+            ):
+                partners[yes], partners[no] = no, yes
         for answer, count in counts.items():
             kept += answers[answer][:count]
         if counts:
@@ -89,7 +120,10 @@ def balance(candidates: Candidates, config: BalanceConfig) -> Balanced:
         kind: {a: len(rows) for a, rows in sorted(answers.items(), key=_by_size)}
         for kind, answers in sorted(groups.items())
     }
-    return Balanced(sorted(kept), before, dict(sorted(after.items())))
+    dropped = {"balancing within reasoning types": len(candidates) - len(kept)}
+    return Balanced(
+        sorted(kept), before, dict(sorted(after.items())), partners, dropped, len(after)
+    )
 
 
 def _by_count(item: tuple[str, int]) -> tuple[int, str]:
@@ -145,18 +179,18 @@ def _open_quotas(
 ) -> dict[str, dict[str, int]]:
     """Open questions per type and answer: ``wanted`` spread proportionally, then re-capped."""
     sizes = {kind: sum(counts.values()) for kind, counts in capped.items()}
-    per_type = _share(sizes, wanted)
+    per_type = share(sizes, wanted)
     quotas = {}
     for kind, quota in per_type.items():
         if quota:
-            shaped = _share(capped[kind], quota)
+            shaped = share(capped[kind], quota)
             quotas[kind] = cap_counts(
                 {a: n for a, n in shaped.items() if n}, config.alpha, config.beta
             )
     return quotas
 
 
-def _share(weights: Mapping[str, int], total: int) -> dict[str, int]:
+def share(weights: Mapping[str, int], total: int) -> dict[str, int]:
     """``total`` split in proportion to ``weights`` by largest remainders, never above a weight."""
     whole = sum(weights.values())
     if whole == 0 or total <= 0:

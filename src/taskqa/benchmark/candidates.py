@@ -7,6 +7,7 @@ record is read back only for the questions that survive.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -17,7 +18,20 @@ from typing import Any
 from taskqa.problems import InvalidInputError, Problem
 
 BINARY_ANSWERS = frozenset({"yes", "no"})
-FIELDS = ("id", "answer", "types", "scopes", "semantic", "structural", "reference", "template")
+FIELDS = (
+    *("id", "answer", "types", "scopes", "semantic", "structural", "reference", "template"),
+    *("question", "params"),
+)
+
+
+def phrasing(record: Mapping[str, Any]) -> int:
+    """What a text-only model sees of a question, as a 64-bit key: template, shown parameters
+    and text (lower-cased, spaces collapsed). Questions with one key cannot be told apart
+    without the video."""
+    text = " ".join(str(record["question"]).lower().split())
+    params = "\x1e".join(f"{k}\x1d{v}" for k, v in sorted(record["params"].items()))
+    key = f"{record['template']}\x1f{params}\x1f{text}"
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
 def reasoning_type(record: dict[str, object], with_reference: bool = False) -> str:
@@ -52,6 +66,7 @@ class Candidates:
     recordings: list[str] = field(default_factory=list)
     templates: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    phrasings: list[int] = field(default_factory=list)  # see ``phrasing``
     offsets: list[int] = field(default_factory=list)
     categories: Counter[str] = field(default_factory=Counter)  # questions per tag (multi-label)
 
@@ -96,6 +111,7 @@ def read_candidates(
             table.recordings.append(str(record["recording"]))
             table.templates.append(str(record["template"]))
             table.references.append(str(record["reference"]))
+            table.phrasings.append(phrasing(record))
             table.offsets.append(start)
             table.categories.update(category_tags(record))
             if on_progress is not None and index % 10000 == 0:
@@ -119,4 +135,7 @@ def _parse(path: Path, index: int, line: bytes) -> dict[str, object]:
                 for name in missing
             ]
         )
+    if not isinstance(record["params"], dict):
+        message = "expected an object of shown template parameters"
+        raise InvalidInputError([Problem.at(path, [index, "params"], message)])
     return record

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from taskqa.benchmark.balance import top_share
 from taskqa.benchmark.candidates import category_tags
+from taskqa.benchmark.diagnostics import FLAG_POINTS, FLAG_QUESTIONS, TEXT_BASELINES
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
@@ -28,6 +29,33 @@ def category_counts(records: Sequence[Mapping[str, Any]]) -> Counter[str]:
     return counts
 
 
+INTRO = {
+    "type": "Balancing keeps yes and no equal within every reasoning type, caps the most frequent "
+    "open answers of each type (EgoTaskQA's balancing), and sets binary to open questions at "
+    "1 : 2.",
+    "template": "Balancing keeps yes and no equal within every template, lets no open answer "
+    "answer more than {share:.0%} of a template's open questions, keeps the caps of every "
+    "reasoning type on top, and sets binary to open questions at 1 : 2.",
+    "text": "Balancing is text-conditional: within every group of questions a text-only model "
+    "cannot tell apart (one template, the same shown parameters, the same text) yes and no are "
+    "exactly equal and no open answer answers more than {share:.0%} of the group; groups that "
+    "cannot meet that lose their questions. The caps of every reasoning type hold on top, and "
+    "binary to open questions is 1 : 2.",
+}
+INDIRECT_NOTE = (
+    "Indirect split: train holds the direct-reference questions, test the indirect ones. Where "
+    "balancing pools a direct template with its indirect variants (--balance-by type: the "
+    "reasoning type leaves the reference out), a type whose direct questions lean to one answer "
+    "must have indirect questions that lean to the other to be 50/50 overall; a text model "
+    "learns the direct lean and the split inverts it, which put the text classifier far below "
+    "chance on yes/no (16.8% in the demo build before text balancing). With --balance-by "
+    "template every template is 50/50 on its own, which removes the inversion; with "
+    "--balance-by text every question text is, and a yes/no pair is never dealt apart, so a model "
+    "that answers from the text alone scores exactly 50% on yes/no if it says yes or no, and "
+    "less if it does not."
+)
+
+
 def build_report(
     before: Distribution,
     after: Distribution,
@@ -36,13 +64,16 @@ def build_report(
     splits: Mapping[str, Mapping[str, int]],
     diagnostics: Mapping[str, Any],
     alpha: float,
+    balancing: Mapping[str, Any] | None = None,
 ) -> Report:
+    """``diagnostics`` per split family; ``balancing``: balance_by, group_share, groups, dropped."""
+    balancing = balancing or {"balance_by": "type"}
+    intro = INTRO[balancing["balance_by"]].format(share=balancing.get("group_share", 0.0))
     report = Report("Benchmark build report")
     report.add(
         Paragraph(
-            "Balancing keeps yes and no equal within every reasoning type, caps the most frequent "
-            "open answers of each type, and sets binary to open questions at 1 : 2. The figures "
-            "show, for the largest reasoning types, how the answers were spread before and after."
+            f"{intro} The figures show, for the largest reasoning types, how the answers were "
+            "spread before and after."
         ),
         Heading("Questions per category"),
         _category_table(categories_before, categories_after),
@@ -50,17 +81,58 @@ def build_report(
         _distribution_table(before, after, alpha),
         Figure("answers_before", to_png(_distribution_figure(before, "before balancing"))),
         Figure("answers_after", to_png(_distribution_figure(after, "after balancing"))),
+    )
+    if balancing.get("dropped"):
+        report.add(
+            Heading("Candidates not kept"),
+            Paragraph(f"{balancing.get('groups', 0):,} balancing groups keep questions."),
+            Table(["reason", "candidates"], [[r, n] for r, n in balancing["dropped"].items()]),
+        )
+    report.add(
         Heading("Splits"),
         _split_table(splits, diagnostics),
         Heading("Shortcut diagnostics (test splits)"),
         Paragraph(
             "Blind baselines that never see a video. Most likely: the most frequent train answer "
-            "of the question's reasoning type. Question text: the most frequent train answer of "
-            "the same question text, else template, else reasoning type. Accuracies in %."
+            "of the question's reasoning type. The three text baselines differ in what they "
+            "learn from the words: "
+            + "; ".join(f"{name}: {text}" for name, text in TEXT_BASELINES.items())
+            + ". Accuracies in %."
         ),
         _baseline_table(diagnostics),
+        Paragraph(INDIRECT_NOTE),
     )
+    for family, result in diagnostics.items():
+        rows = result.get("templates", [])
+        flagged = [r for r in rows if r["flagged"]]
+        report.add(
+            Heading(f"Per template, {family} test split", level=3),
+            Paragraph(
+                f"{len(flagged)} of {len(rows)} templates have a text classifier more than "
+                f"{FLAG_POINTS:.0f} points above most likely on at least {FLAG_QUESTIONS} test "
+                "questions (flagged): there the text gives the answer away."
+                + ("" if family == "normal" else " Only flagged templates are listed.")
+            ),
+            _template_table(rows if family == "normal" else flagged),
+        )
     return report
+
+
+def _template_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    names = ["most likely", "question text", "text classifier"]
+    return Table(
+        ["template", "questions", *names, "lead", "flag"],
+        [
+            [
+                r["template"],
+                r["questions"],
+                *(r.get(n) for n in names),
+                r["lead"],
+                f"> {FLAG_POINTS:.0f}" if r["flagged"] else "",
+            ]
+            for r in rows
+        ],
+    )
 
 
 def _category_table(before: Counter[str], after: Counter[str]) -> Table:
@@ -150,7 +222,7 @@ def _split_table(splits: Mapping[str, Mapping[str, int]], diagnostics: Mapping[s
 
 
 def _baseline_table(diagnostics: Mapping[str, Any]) -> Table:
-    rows = []
+    rows: list[list[str | int | float | None]] = []
     for family, result in diagnostics.items():
         for name, scores in result["baselines"].items():
             rows.append([f"{family}: {name}", scores["all"], scores["binary"], scores["open"]])

@@ -11,12 +11,20 @@
   split the other indirect-reference questions 1 : 1, stratified by answer. When train is
   larger than val and test together it is cut to that size, evenly over its strata, which gives
   the paper's 2 : 1 : 1.
+
+Balancing keeps binary questions as yes/no pairs of one group (``Balanced.partners``); both
+dealings keep a pair in one split, so a group that is 50/50 in the balanced set is 50/50 in every
+split. Were the two halves dealt apart, a question text seen with "yes" in train would be asked
+with "no" in test, and every model that reads the text would be pushed below chance. Pairs are
+dealt as one sequence and single questions as another, so each split's size is within one pair
+plus one question of its share. Clip- and recording-disjoint splits keep clips or recordings
+together instead, which may part a pair.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from taskqa.benchmark.balance import rank
@@ -31,28 +39,53 @@ Disjoint = Literal["none", "clip", "recording"]
 TEACHING_PREFIX = "indirect/"  # the templates that ask for a reference itself
 
 
+Unit = tuple[int, ...]  # one question, or a yes/no pair dealt together
+
+
 def normal_split(
-    candidates: Candidates, rows: Sequence[int], seed: int, disjoint: Disjoint = "none"
+    candidates: Candidates,
+    rows: Sequence[int],
+    seed: int,
+    disjoint: Disjoint = "none",
+    partners: Mapping[int, int] | None = None,
 ) -> dict[int, Split]:
     if disjoint != "none":
         units = candidates.clips if disjoint == "clip" else candidates.recordings
         return _by_unit(rows, units, seed, NORMAL_SHARES)
-    ordered = _stratified(candidates, rows, seed)
-    return {row: NORMAL_PATTERN[position % 5] for position, row in enumerate(ordered)}
+    assignment: dict[int, Split] = {}
+    for sequence in _stratified_units(candidates, rows, seed, partners):
+        for position, unit in enumerate(sequence):
+            assignment.update(dict.fromkeys(unit, NORMAL_PATTERN[position % 5]))
+    return assignment
 
 
-def indirect_split(candidates: Candidates, rows: Sequence[int], seed: int) -> dict[int, Split]:
+def indirect_split(
+    candidates: Candidates,
+    rows: Sequence[int],
+    seed: int,
+    partners: Mapping[int, int] | None = None,
+) -> dict[int, Split]:
     simple = [r for r in rows if _learns_references(candidates, r)]
     hard = [r for r in rows if not _learns_references(candidates, r)]
-    ordered = sorted(hard, key=lambda r: (candidates.answers[r], rank(seed, candidates.ids[r])))
-    assignment: dict[int, Split] = {
-        row: ("val", "test")[position % 2] for position, row in enumerate(ordered)
-    }
-    train = _stratified(candidates, simple, seed)
-    if hard and len(train) > len(hard):
-        step = len(train) / len(hard)
-        train = [train[int(index * step)] for index in range(len(hard))]
-    assignment.update(dict.fromkeys(train, "train"))
+    pairs, singles = _units(candidates, hard, partners)
+    ordered = [
+        sorted(pairs, key=lambda unit: rank(seed, candidates.ids[unit[0]])),
+        sorted(
+            singles, key=lambda unit: (candidates.answers[unit[0]], _rank(candidates, seed, unit))
+        ),
+    ]
+    assignment: dict[int, Split] = {}
+    position = 0
+    for sequence in ordered:
+        for unit in sequence:
+            assignment.update(dict.fromkeys(unit, ("val", "test")[position % 2]))
+            position += 1
+    keep = len(hard) / len(simple) if hard and len(simple) > len(hard) else 1.0
+    for sequence in _stratified_units(candidates, simple, seed, partners):
+        count = int(len(sequence) * keep)
+        step = len(sequence) / count if count else 0.0
+        for index in range(count):
+            assignment.update(dict.fromkeys(sequence[int(index * step)], "train"))
     return assignment
 
 
@@ -62,11 +95,42 @@ def _learns_references(candidates: Candidates, row: int) -> bool:
     )
 
 
-def _stratified(candidates: Candidates, rows: Sequence[int], seed: int) -> list[int]:
-    return sorted(
-        rows,
-        key=lambda r: (candidates.types[r], candidates.answers[r], rank(seed, candidates.ids[r])),
-    )
+def _rank(candidates: Candidates, seed: int, unit: Unit) -> int:
+    return rank(seed, candidates.ids[unit[0]])
+
+
+def _units(
+    candidates: Candidates, rows: Sequence[int], partners: Mapping[int, int] | None
+) -> tuple[list[Unit], list[Unit]]:
+    """The yes/no pairs with both halves among ``rows`` (yes first), and the other questions."""
+    chosen = set(rows)
+    pairs: list[Unit] = []
+    singles: list[Unit] = []
+    for row in rows:
+        partner = partners.get(row) if partners else None
+        if partner is None or partner not in chosen:
+            singles.append((row,))
+        elif candidates.answers[row] == "yes":  # a pair's rank is its yes question's
+            pairs.append((row, partner))
+    return pairs, singles
+
+
+def _stratified_units(
+    candidates: Candidates, rows: Sequence[int], seed: int, partners: Mapping[int, int] | None
+) -> list[list[Unit]]:
+    """Pairs by (type, rank), and single questions by (type, answer, rank): two sequences."""
+    pairs, singles = _units(candidates, rows, partners)
+    return [
+        sorted(pairs, key=lambda u: (candidates.types[u[0]], _rank(candidates, seed, u))),
+        sorted(
+            singles,
+            key=lambda u: (
+                candidates.types[u[0]],
+                candidates.answers[u[0]],
+                _rank(candidates, seed, u),
+            ),
+        ),
+    ]
 
 
 def _by_unit(
