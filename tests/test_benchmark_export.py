@@ -102,6 +102,10 @@ def test_lmms_eval_task_folder_has_what_the_loader_needs(bench: Path, tmp_path: 
         assert utils.doc_to_text(doc, task["lmms_eval_specific_kwargs"]["default"]).startswith(
             doc["question"]
         )
+        # an unrendered corpus: no clip file, only where the clip is (tests/test_clip_videos.py
+        # covers the rendered case)
+        assert doc["video"] == "" and doc["source_video"].startswith("sim://")
+        assert doc["start_s"] < doc["end_s"]
         assert utils.doc_to_visual(doc)[0].endswith(doc["clip"].replace("|", "_") + ".mp4")
         right = utils.process_results(doc, [f" The {doc['answer'].upper()}. "])
         wrong = utils.process_results(doc, ["zebra"])

@@ -42,7 +42,8 @@ def test_render_command(tmp_path: Path) -> None:
     runner = CliRunner()
     scenes = tmp_path / "scenes"
     assert runner.invoke(app, ["simulate", "--scenes", "2", "--out", str(scenes)]).exit_code == 0
-    result = runner.invoke(app, ["render", str(scenes), "--out", str(tmp_path / "video")])
+    out = tmp_path / "video"
+    result = runner.invoke(app, ["render", str(scenes), "--out", str(out), "--format", "gif"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "video").iterdir()) == [
         "video_00000.gif",

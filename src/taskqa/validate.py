@@ -7,6 +7,7 @@ from pathlib import Path
 
 from taskqa.checks.continuity import check_continuity
 from taskqa.checks.domain_rules import check_against_domain
+from taskqa.checks.videos import check_videos
 from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.corpus import DOMAIN_FILE
@@ -58,7 +59,8 @@ def _validate_domain(path: Path) -> list[Problem]:
 
 
 def validate_corpus(directory: Path) -> list[Problem]:
-    """Shape, then state continuity, then (for simulated corpora) the domain's action rules."""
+    """Shape, then state continuity, then (for simulated corpora) the domain's action rules,
+    then the video files the recordings reference."""
     try:
         recordings = read_corpus(directory)
     except InvalidInputError as error:
@@ -75,4 +77,5 @@ def validate_corpus(directory: Path) -> list[Problem]:
         problems += check_continuity(recording, RECORDINGS, [index])
         if domain is not None:
             problems += check_against_domain(recording, domain, RECORDINGS, [index])
+        problems += check_videos(recording, directory, RECORDINGS, [index])
     return problems

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
-from taskqa.benchmark.balance import BalanceConfig, balance
+from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
@@ -84,18 +84,23 @@ def build_benchmark(
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         say("splitting")
         assignments = {
-            "normal": normal_split(candidates, balanced.rows, config.seed, config.disjoint),
-            "indirect": indirect_split(candidates, balanced.rows, config.seed),
+            "normal": normal_split(
+                candidates, balanced.rows, config.seed, config.disjoint, balanced.partners
+            ),
+            "indirect": indirect_split(candidates, balanced.rows, config.seed, balanced.partners),
         }
         sizes = _write_splits(stage, balanced.rows, records, assignments)
         results = {family: _diagnose(records, assignments[family], family) for family in FAMILIES}
         results["normal"]["disjoint_variants"] = _disjoint_effect(
-            candidates, balanced.rows, records, config.seed
+            candidates, balanced, records, config.seed
         )
         say("writing corpus copy, video list and report")
         _copy_corpus(corpus, recordings, stage / "corpus")
         write_text(stage / "videos.csv", _video_list(recordings, generation, records.values()))
-        write_text(stage / "diagnostics" / "diagnostics.json", _json(results))
+        write_text(
+            stage / "diagnostics" / "diagnostics.json",
+            _json({**results, "balancing": _balancing_summary(balancing, balanced)}),
+        )
         report = build_report(
             balanced.before,
             balanced.after,
@@ -104,6 +109,7 @@ def build_benchmark(
             sizes,
             results,
             balancing.alpha,
+            _balancing_summary(balancing, balanced),
         )
         write_report(report, stage / "diagnostics")
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
@@ -128,6 +134,15 @@ def build_benchmark(
         }
         write_text(stage / MANIFEST, _json(manifest))
     return manifest
+
+
+def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, Any]:
+    return {
+        "balance_by": config.balance_by,
+        "group_share": config.group_share,
+        "groups": balanced.groups,
+        "dropped": balanced.dropped,
+    }
 
 
 def _write_splits(
@@ -167,6 +182,11 @@ def _diagnose(
 ) -> dict[str, Any]:
     parts = _by_split(records, assignment)
     train, test = parts["train"], parts["test"]
+    predictions = {
+        "most likely": diagnostics.most_likely(train, test),
+        "question text": diagnostics.question_text(train, test),
+        "text classifier": diagnostics.text_classifier(train, test),
+    }
     return {
         "split_family": family,
         "out_of_vocabulary": {
@@ -174,21 +194,20 @@ def _diagnose(
             "test": diagnostics.out_of_vocabulary(train, test),
         },
         "baselines": {
-            "most likely": diagnostics.accuracy(test, diagnostics.most_likely(train, test)),
-            "question text": diagnostics.accuracy(test, diagnostics.question_text(train, test)),
-            "text classifier": diagnostics.accuracy(test, diagnostics.text_classifier(train, test)),
+            name: diagnostics.accuracy(test, predicted) for name, predicted in predictions.items()
         },
+        "templates": diagnostics.by_template(test, predictions),
     }
 
 
 def _disjoint_effect(
-    candidates: Candidates, rows: Sequence[int], records: Mapping[int, dict[str, Any]], seed: int
+    candidates: Candidates, balanced: Balanced, records: Mapping[int, dict[str, Any]], seed: int
 ) -> dict[str, Any]:
     """The normal split's diagnostics when clips or recordings may not cross splits."""
     effect: dict[str, Any] = {}
     modes: tuple[Disjoint, ...] = ("none", "clip", "recording")
     for disjoint in modes:
-        assignment = normal_split(candidates, rows, seed, disjoint)
+        assignment = normal_split(candidates, balanced.rows, seed, disjoint, balanced.partners)
         result = _diagnose(records, assignment, "normal")
         parts = _by_split(records, assignment)
         train_clips = {r["clip"] for r in parts["train"]}
@@ -233,12 +252,21 @@ def _video_list(
                         recording.id,
                         clip.agent,
                         video.view.value if video else "",
-                        video.uri if video else "",
+                        _video_path(video.uri) if video else "",
                         f"{clip.start:.3f}",
                         f"{clip.prediction_start:.3f}",
                     ]
                 )
     return buffer.getvalue()
+
+
+def _video_path(uri: str) -> str:
+    """A video as ``videos.csv`` names it: relative to the benchmark folder, whose ``corpus/``
+    is a copy of the corpus (rendered files included); URLs and ``sim://`` addresses as they are.
+    """
+    if "://" in uri or Path(uri).is_absolute():
+        return uri
+    return f"corpus/{uri}"
 
 
 def _digests(folder: Path) -> dict[str, str]:

@@ -4,12 +4,15 @@ Each split family is a dataset config (``normal``, ``indirect``) with train/vali
 Parquet files; ``README.md`` is a dataset card whose YAML ``configs`` block tells
 ``datasets.load_dataset(DIR, "normal")`` where they are; ``croissant.json`` describes the same
 files in Croissant 1.0 JSON-LD with the responsible-AI (RAI) fields that NeurIPS datasets
-submissions ask for. Videos are not part of the export: ``videos.csv`` says which recording,
-view and time span each clip comes from, for users who hold the licensed videos.
+submissions ask for. ``videos.csv`` says which recording, view and time span each clip comes
+from. Where the recording's video file is in the benchmark folder (a rendered corpus), each clip
+is cut into ``videos/<clip>.mp4`` and every question row names it in ``video``; otherwise
+``video`` is empty and ``source_video``, ``start_s`` and ``end_s`` say where to cut it.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,6 +25,8 @@ import pyarrow.parquet as pq
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.build import FAMILIES, MANIFEST
+from taskqa.benchmark.clip_videos import cut_clips, videos_by_clip
+from taskqa.evaluation.benchmark import VideoClip, VideoIndex, read_videos
 from taskqa.problems import InvalidInputError, Problem, load_json
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
@@ -46,6 +51,10 @@ SCHEMA = pa.schema(
         ("program", pa.string()),
         ("program_graph", pa.string()),  # the node list as JSON text
         ("params", pa.string()),  # JSON object
+        ("video", pa.string()),  # the clip's own file, relative to the export ("" if none)
+        ("source_video", pa.string()),  # the recording's video as videos.csv names it
+        ("start_s", pa.float64()),
+        ("end_s", pa.float64()),
     ]
 )
 DESCRIPTIONS = {
@@ -68,6 +77,10 @@ DESCRIPTIONS = {
     "program": "The program that computes the answer, one-line form.",
     "program_graph": "The program as a JSON node list.",
     "params": "The template parameters as a JSON object.",
+    "video": "The clip's own video file (videos/<clip>.mp4), or empty when not exported.",
+    "source_video": "The recording's video the clip comes from, as videos.csv names it.",
+    "start_s": "Where the clip starts in the recording's video (seconds).",
+    "end_s": "Where the clip ends in the recording's video (seconds; the question's moment).",
 }
 
 
@@ -75,7 +88,12 @@ def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
     """Write the Hugging Face / Croissant export of ``bench`` to ``out``; return its files."""
     manifest = _manifest(bench)
     title = name or bench.resolve().name
+    csv_path = bench / "videos.csv"
+    index = read_videos(csv_path, bench) if csv_path.is_file() else VideoIndex([])
     with staged_directory(out) as stage:
+        rows_by_clip = videos_by_clip(index)
+        cut = cut_clips(rows_by_clip.values(), stage / "videos")
+        names = _named_videos(csv_path, rows_by_clip)
         files: dict[str, str] = {}
         counts: dict[str, dict[str, int]] = {}
         for family in FAMILIES:
@@ -83,7 +101,7 @@ def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
             for split, hf_split in HF_SPLITS.items():
                 rows = list(_records(bench / "splits" / family / f"{split}.jsonl"))
                 relative = f"data/{family}/{hf_split}.parquet"
-                _write_parquet(stage / relative, rows)
+                _write_parquet(stage / relative, rows, rows_by_clip, cut, names)
                 files[relative] = sha256_file(stage / relative)
                 counts[family][hf_split] = len(rows)
         shutil.copyfile(bench / "videos.csv", stage / "videos.csv")
@@ -108,11 +126,23 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def _write_parquet(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+def _write_parquet(
+    path: Path,
+    records: Sequence[Mapping[str, Any]],
+    videos: Mapping[str, VideoClip] | None = None,
+    cut: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> None:
     columns: dict[str, list[Any]] = {field.name: [] for field in SCHEMA}
+    videos, cut, names = videos or {}, cut or {}, names or {}
     for record in records:
         tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]
+        source = videos.get(record["clip"])
         row = {
+            "video": f"videos/{cut[record['clip']]}" if record["clip"] in cut else "",
+            "source_video": names.get(record["clip"], ""),
+            "start_s": source.start_s if source else None,
+            "end_s": source.end_s if source else None,
             **record,
             "reasoning_type": "$".join([*tags, record["reference"]]),
             "program_graph": json.dumps(record["program_graph"], ensure_ascii=False),
@@ -124,6 +154,20 @@ def _write_parquet(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     pq.write_table(pa.table(columns, schema=SCHEMA), temporary, compression="zstd")
     temporary.replace(path)
+
+
+def _named_videos(path: Path, chosen: Mapping[str, VideoClip]) -> dict[str, str]:
+    """Clip id -> its chosen video exactly as ``videos.csv`` writes it (a ``sim://`` address
+    stays one)."""
+    if not path.is_file():
+        return {}
+    names: dict[str, str] = {}
+    with path.open(encoding="utf-8", newline="") as stream:
+        for row in csv.DictReader(stream):
+            clip = row.get("clip", "")
+            if clip in chosen and row.get("view", "") == chosen[clip].view:
+                names.setdefault(clip, row.get("video", ""))
+    return names
 
 
 def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
@@ -190,8 +234,10 @@ configuration and the sha256 of each file.
 
 ## Videos
 
-Videos are not included. `videos.csv` lists, for every clip, the recording, the person, the
-camera view, the video file and the start and end seconds of the shown part.
+`videos.csv` lists, for every clip, the recording, the person, the camera view, the video file
+and the start and end seconds of the shown part. When the benchmark was built from a rendered
+corpus, every clip is also cut into `videos/<clip>.mp4` and each question's `video` field names
+that file; `source_video`, `start_s` and `end_s` always say where in the recording it comes from.
 
 ## Limitations
 
@@ -255,12 +301,20 @@ def _field(set_id: str, source: str, column: pa.Field) -> dict[str, Any]:
         "@id": f"{set_id}/{column.name}",
         "name": column.name,
         "description": DESCRIPTIONS[column.name],
-        "dataType": "sc:Integer" if pa.types.is_integer(value_type) else "sc:Text",
+        "dataType": _data_type(value_type),
         "source": {"fileObject": {"@id": source}, "extract": {"column": column.name}},
     }
     if listed:
         field["repeated"] = True
     return field
+
+
+def _data_type(value_type: pa.DataType) -> str:
+    if pa.types.is_integer(value_type):
+        return "sc:Integer"
+    if pa.types.is_floating(value_type):
+        return "sc:Float"
+    return "sc:Text"
 
 
 RAI = {

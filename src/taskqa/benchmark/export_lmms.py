@@ -22,9 +22,10 @@ from taskqa.benchmark.build import FAMILIES
 from taskqa.benchmark.export_hf import export_hf
 
 TASK_YAML = """\
-# lmms-eval task written by taskqa ({family} split family). Videos are not included: cut each
-# clip's shown part (videos.csv: video, start_s, end_s) to $TASKQA_VIDEO_ROOT/<clip id with '|'
-# replaced by '_'>.mp4 before running.
+# lmms-eval task written by taskqa ({family} split family). A question's clip is videos/<clip>.mp4
+# beside this file when the benchmark was built from a rendered corpus (its `video` field);
+# otherwise cut each clip's shown part (videos.csv: video, start_s, end_s) to
+# $TASKQA_VIDEO_ROOT/<clip id with '|' replaced by '_'>.mp4 before running.
 task: taskqa_{family}
 dataset_path: parquet
 dataset_kwargs:
@@ -78,7 +79,12 @@ def normalize(text):
     return SYNONYMS.get(text, text)
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def doc_to_visual(doc):
+    if doc.get("video"):
+        return [os.path.join(HERE, doc["video"])]
     root = os.environ.get("TASKQA_VIDEO_ROOT", "videos")
     return [os.path.join(root, doc["clip"].replace("|", "_") + ".mp4")]
 
@@ -112,6 +118,8 @@ def export_lmms_eval(bench: Path, out: Path) -> list[Path]:
         data = stage / "data"
         shutil.move(stage / "hf" / "data", data)
         shutil.move(stage / "hf" / "videos.csv", stage / "videos.csv")
+        if (stage / "hf" / "videos").is_dir():
+            shutil.move(stage / "hf" / "videos", stage / "videos")
         shutil.rmtree(stage / "hf")
         for family in FAMILIES:
             text = TASK_YAML.format(family=family, data=(target / "data").as_posix())

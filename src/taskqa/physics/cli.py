@@ -34,6 +34,11 @@ class Baseline(StrEnum):
     PRIOR = "prior"
 
 
+class VideoFormat(StrEnum):
+    MP4 = "mp4"
+    GIF = "gif"
+
+
 def _fail(error: InvalidInputError) -> typer.Exit:
     return terminal.fail(error.problems)
 
@@ -44,12 +49,17 @@ def simulate(
     scenes: Annotated[int, typer.Option(min=1, help="Number of scenes.")] = 20,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives byte-identical files.")] = 0,
     first_index: Annotated[int, typer.Option(min=0, help="Scene index of the first scene.")] = 0,
+    render: Annotated[
+        bool,
+        typer.Option(help="Also draw each scene through CLEVRER's camera (video_XXXXX.mp4)."),
+    ] = False,
 ) -> None:
     """Simulate CLEVRER-like scenes: one CLEVRER annotation JSON per scene, plus scenes.json."""
     from taskqa.physics.clevrer_format import annotation_filename, annotation_json
     from taskqa.physics.engine import simulate_scene
     from taskqa.physics.pipeline import MANIFEST, manifest_json
     from taskqa.physics.scene import LayoutConfig, sample_scene
+    from taskqa.physics.video import render_mp4
 
     layout = LayoutConfig()
     indices = list(range(first_index, first_index + scenes))
@@ -60,9 +70,12 @@ def simulate(
             annotation = simulate_scene(sample_scene(seed, index, layout))
             collisions += len(annotation.collision)
             write_text(staging / annotation_filename(index), annotation_json(annotation))
+            if render:
+                render_mp4(annotation, staging / annotation.video_filename)
             progress.advance(task)
         write_text(staging / MANIFEST, manifest_json(seed, layout, indices))
-    console.print(f"{scenes} scenes, {collisions} collisions -> {out}")
+    videos = f", {scenes} videos" if render else ""
+    console.print(f"{scenes} scenes, {collisions} collisions{videos} -> {out}")
 
 
 @app.command()
@@ -322,12 +335,24 @@ def _print_scores(rows: Sequence[TypeScore]) -> None:
 @app.command()
 def render(
     annotations: Annotated[Path, typer.Argument(help="A folder of CLEVRER annotation files.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the GIF videos.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the videos.")],
+    video_format: Annotated[
+        VideoFormat,
+        typer.Option(
+            "--format",
+            help="mp4: CLEVRER's perspective camera, 480x320 H.264; gif: a top-down debug view.",
+        ),
+    ] = VideoFormat.MP4,
 ) -> None:
-    """Draw each annotated scene from above into an animated GIF (video_XXXXX.gif)."""
+    """Draw each annotated scene into a video: video_XXXXX.mp4 (or .gif from above)."""
     from taskqa.atomic import write_bytes
-    from taskqa.physics.clevrer_format import read_annotation_folder
+    from taskqa.physics.clevrer_format import (
+        annotation_filename,
+        read_annotation_folder,
+        video_filename,
+    )
     from taskqa.physics.render import gif_filename, render_gif
+    from taskqa.physics.video import render_mp4
 
     try:
         loaded = read_annotation_folder(annotations)
@@ -336,6 +361,13 @@ def render(
     with terminal.progress(transient=True) as progress:
         task = progress.add_task("rendering", total=len(loaded))
         for annotation in loaded:
-            write_bytes(out / gif_filename(annotation.scene_index), render_gif(annotation))
+            if video_format is VideoFormat.GIF:
+                write_bytes(out / gif_filename(annotation.scene_index), render_gif(annotation))
+            elif not annotation.motion_trajectory:
+                name = annotation_filename(annotation.scene_index)
+                problem = Problem(name, ".motion_trajectory", "expected frames to draw; none")
+                raise _fail(InvalidInputError([problem]))
+            else:
+                render_mp4(annotation, out / video_filename(annotation.scene_index))
             progress.advance(task)
     console.print(f"{len(loaded)} videos -> {out}")

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +26,32 @@ RGBA = tuple[float, float, float, float]
 
 def pybullet() -> Any:
     """The pybullet module (a C extension without type information), imported on first use."""
+    if "pybullet" not in sys.modules:
+        quiet_pybullet()
     return importlib.import_module("pybullet")
+
+
+def quiet_pybullet() -> None:
+    """Import pybullet with its "pybullet build time" line (C code, on stderr) thrown away."""
+    if "pybullet" in sys.modules:
+        return
+    with quiet_stderr():
+        importlib.import_module("pybullet")
+
+
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null for a while: C code that prints cannot be caught
+    any other way, and the command line's stderr is for progress and problems."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 @dataclass(frozen=True)
@@ -148,7 +177,9 @@ class RenderScene:
             else np.full((camera.height, camera.width), -1, dtype=np.int32)
         )
         background = instances < 0
-        if background.any():  # pybullet's own backdrop is a fixed grey-blue; use the scene's
+        # pybullet's own backdrop is a fixed grey-blue; use the scene's. Without masks nothing
+        # says which pixels are backdrop, so the picture is left as drawn.
+        if masks and background.any():
             rgb[background] = np.asarray(self.background[:3]) * 255
         return Picture(rgb=rgb, instances=instances)
 

@@ -43,6 +43,7 @@ from taskqa.verify.kitchen import (
     Scene,
     act_out,
 )
+from taskqa.verify.render import RenderOptions, render_episode
 from taskqa.verify.tasks import NOVEL_TASKS, TASKS, TRAIN_TASKS, Task
 
 SPLITS = ("train", "novel_tasks", "novel_steps", "novel_scenes", "abstraction")
@@ -199,6 +200,20 @@ def episode_record(episode: Episode) -> dict[str, Any]:
     }
 
 
+def _record(episode: Episode, folder: Path, render: RenderOptions | None) -> dict[str, Any]:
+    record = episode_record(episode)
+    if render is None:
+        return record
+    relative = f"videos/{episode.episode_id}.mp4"
+    video = render_episode(episode, folder / relative, render)
+    record.update({"video": relative, "fps": video.fps, "frames": video.frames})
+    for segment, (start, end), (first, last) in zip(
+        record["segments"], video.times, video.boundaries, strict=True
+    ):
+        segment.update({"start": start, "end": end, "start_frame": first, "end_frame": last})
+    return record
+
+
 def iter_trials(
     trials_per_split: int, seed: int, splits: tuple[str, ...] = SPLITS
 ) -> Iterator[Trial]:
@@ -212,14 +227,20 @@ def _dump(records: list[dict[str, Any]]) -> str:
 
 
 def build_benchmark(
-    out: Path, trials_per_split: int, seed: int, tick: Callable[[], None] = lambda: None
+    out: Path,
+    trials_per_split: int,
+    seed: int,
+    tick: Callable[[], None] = lambda: None,
+    render: RenderOptions | None = None,
+    rendered: Callable[[], None] = lambda: None,
 ) -> dict[str, Any]:
-    """Write episodes.jsonl, pairs.jsonl, tasks.json and manifest.json into ``out`` atomically."""
-    episodes: list[dict[str, Any]] = []
+    """Write episodes.jsonl, pairs.jsonl, tasks.json and manifest.json into ``out`` atomically;
+    with ``render``, also ``videos/<episode id>.mp4`` and each segment's time and frame span."""
+    built: list[Episode] = []
     pairs: list[dict[str, Any]] = []
     for trial in iter_trials(trials_per_split, seed):
         episode, made = build_trial(trial, seed)
-        episodes.append(episode_record(episode))
+        built.append(episode)
         pairs.extend(made)
         tick()
     manifest = {
@@ -235,7 +256,13 @@ def build_benchmark(
         {"name": t.name, "complexity": t.complexity, "ordering": t.ordering, "novel": t.novel}
         for t in TASKS
     ]
+    if render is not None:
+        manifest["render"] = {"fps": render.fps, "size": render.size}
     with staged_directory(out) as staging:
+        episodes = []
+        for episode in built:
+            episodes.append(_record(episode, staging, render))
+            rendered()
         write_text(staging / "episodes.jsonl", _dump(episodes))
         write_text(staging / "pairs.jsonl", _dump(pairs))
         write_text(staging / "tasks.json", json.dumps(tasks, indent=1) + "\n")

@@ -74,13 +74,30 @@ def build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the benchmark to.")],
     trials: Annotated[int, typer.Option(min=1, help="Trials per split (2 pairs each).")] = 200,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives byte-identical files.")] = 0,
+    render: Annotated[
+        bool, typer.Option(help="Also write an egocentric MP4 per episode (videos/<id>.mp4).")
+    ] = False,
+    fps: Annotated[float, typer.Option(min=1.0, help="Frames per second of the videos.")] = 6.0,
+    size: Annotated[int, typer.Option(min=16, help="Video frame side in pixels (even).")] = 224,
 ) -> None:
     """Build the benchmark: episodes in the simulated kitchen and labelled pairs, all splits."""
     from taskqa.verify.benchmark import SPLITS, build_benchmark
+    from taskqa.verify.render import RenderOptions
 
+    if size % 2:
+        raise _fail([Problem("--size", "", f"expected an even number of pixels, got {size}")])
+    options = RenderOptions(fps=fps, size=size) if render else None
     with terminal.progress(transient=True) as progress:
         job = progress.add_task("building", total=trials * len(SPLITS))
-        manifest = build_benchmark(out, trials, seed, lambda: progress.advance(job))
+        videos = progress.add_task("rendering", total=trials * len(SPLITS) if render else 0)
+        manifest = build_benchmark(
+            out,
+            trials,
+            seed,
+            lambda: progress.advance(job),
+            options,
+            lambda: progress.advance(videos),
+        )
     console.print(f"wrote {out}: {json.dumps(manifest['pairs'])}")
 
 

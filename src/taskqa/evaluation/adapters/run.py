@@ -20,6 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from taskqa.benchmark.clip_videos import videos_by_clip
 from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames, sample_times
 from taskqa.evaluation.adapters.mapping import AnswerMapper
 from taskqa.evaluation.benchmark import Benchmark, SplitQuestion
@@ -96,6 +97,7 @@ class ChatRun:
             settings.base_url, cache=cache, max_concurrency=settings.concurrency
         )
         self.videos = benchmark.videos()
+        self.by_clip = videos_by_clip(self.videos)
         self.video_root = settings.videos
         self.clips = _clips(benchmark) if settings.frames > 0 else {}
         self._frames: dict[str, list[str]] = {}
@@ -112,7 +114,7 @@ class ChatRun:
         q = item.question
         clip = self.clips.get(q.clip)
         start = clip.start if clip else 0.0
-        row = self.videos.find(q.clip, q.recording, q.agent, start)
+        row = self.by_clip.get(q.clip) or self.videos.find(q.clip, q.recording, q.agent, start)
         if row is None:
             raise VideoError(f"videos.csv has no row for clip {q.clip!r}")
         video = row.video

@@ -1,0 +1,210 @@
+"""``taskqa render``: household recordings to video, the contact sheet and the pixel probe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.terminal import console, fail, progress
+
+
+class _DefaultToVideos(TyperGroup):
+    """``taskqa render CORPUS ...`` means ``taskqa render videos CORPUS ...``: the group's
+    commands keep their own names, anything else is a corpus folder."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["videos", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_DefaultToVideos,
+    name="render",
+    help=(
+        "Render household recordings to MP4 (a first-person view per person, a fixed "
+        "third-person camera per room), with optional instance masks.\n\n"
+        "`taskqa render CORPUS` renders and points the corpus's video references at the files; "
+        "`taskqa render sheet` draws every visible state; `taskqa render probe` checks that a "
+        "pixel classifier can read the states."
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+)
+
+
+def parse_views(text: str) -> tuple[str, ...]:
+    from taskqa.render.recordings import VIEWS
+
+    views = tuple(v.strip() for v in text.split(",") if v.strip())
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown or not views:
+        raise typer.BadParameter(f"{text!r}: expected a comma-separated list of {', '.join(VIEWS)}")
+    return views
+
+
+def check_size(size: str) -> tuple[int, int]:
+    """``224`` (square) or ``320x240``; both sides even, as H.264 in yuv420p needs."""
+    parts = size.lower().split("x")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        raise typer.BadParameter(
+            f"{size!r}: expected a number of pixels like 224 or 320x240"
+        ) from None
+    if len(numbers) == 1:
+        numbers = numbers * 2
+    if len(numbers) != 2 or any(n < 16 or n > 2048 or n % 2 for n in numbers):
+        raise typer.BadParameter(
+            f"{size!r}: expected even sides between 16 and 2048, like 224 or 320x240"
+        )
+    return numbers[0], numbers[1]
+
+
+def render_into_corpus(
+    corpus: Path,
+    out: Path | None,
+    fps: float,
+    size: str,
+    views: str,
+    masks: bool,
+    workers: int,
+    recordings: list[str] | None = None,
+    clips_from: Path | None = None,
+    limit: int | None = None,
+) -> None:
+    """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
+    from taskqa.render.recordings import RenderOptions, render_corpus, select_recordings
+
+    width, height = check_size(size)
+    options = RenderOptions(
+        fps=fps, width=width, height=height, views=parse_views(views), masks=masks
+    )
+    try:
+        from taskqa.corpus import read_corpus
+
+        total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
+        with progress() as bars:
+            task = bars.add_task("rendering", total=total)
+            rendered = render_corpus(
+                corpus,
+                out,
+                options,
+                ids=recordings,
+                clips_from=clips_from,
+                limit=limit,
+                workers=workers,
+                on_progress=lambda n: bars.advance(task, n),
+            )
+    except InvalidInputError as error:
+        raise fail(error.problems) from None
+    files = sum(len(r.files) for r in rendered)
+    frames = sum(r.frames for r in rendered)
+    console.print(
+        f"rendered {len(rendered)} recordings ({frames} frames per view in all, {files} files); "
+        f"video references in {corpus / 'recordings.jsonl'}",
+        highlight=False,
+    )
+
+
+@app.command("videos")
+def videos(
+    corpus: Annotated[Path, typer.Argument(help="A simulated taskqa corpus folder.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder for the videos (default CORPUS/videos)."),
+    ] = None,
+    fps: Annotated[float, typer.Option(min=0.5, max=30, help="Frames per second.")] = 2.0,
+    size: Annotated[
+        str, typer.Option(help="Frame size: 224 or WIDTHxHEIGHT (even sides).")
+    ] = "224",
+    views: Annotated[
+        str, typer.Option(help="Comma-separated views: first, third.")
+    ] = "first,third",
+    recordings: Annotated[
+        list[str] | None, typer.Option("--recordings", help="Only these recording ids.")
+    ] = None,
+    clips_from: Annotated[
+        Path | None, typer.Option(help="Only the recordings a benchmark folder's clips use.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many recordings.")] = None,
+    masks: Annotated[
+        bool, typer.Option("--masks", help="Also write per-frame instance masks (.masks.npz).")
+    ] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes; files are identical.")] = 1,
+) -> None:
+    """Render a corpus's household recordings to MP4 and point its video references at them.
+
+    `taskqa render CORPUS ...` is short for `taskqa render videos CORPUS ...`.
+    Example: taskqa render out/corpus --limit 3 --fps 2 --size 224 --masks
+    """
+    from taskqa.corpus import is_corpus
+
+    if not is_corpus(corpus):
+        raise fail(
+            [Problem(corpus.name, "", "not a taskqa corpus; expected a folder with corpus.json")]
+        )
+    render_into_corpus(corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit)
+
+
+@app.command()
+def sheet(
+    out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = Path(
+        "docs/images/contact-sheet.png"
+    ),
+    size: Annotated[int, typer.Option(min=64, max=512, help="Pixels per picture side.")] = 224,
+) -> None:
+    """A contact sheet: before/after pictures of every visible attribute value, labelled."""
+    from taskqa.render.sheet import write_sheet
+
+    try:
+        count = write_sheet(out, size)
+    except InvalidInputError as error:
+        raise fail(error.problems) from None
+    console.print(f"wrote {out} ({count} before/after pairs)", highlight=False)
+
+
+@app.command()
+def probe(
+    corpus: Annotated[Path, typer.Argument(help="A simulated taskqa corpus folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for probe.json and probe.md.")],
+    seed: Annotated[int, typer.Option(help="Seed of the train/test split by recording.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option(min=2, help="Use at most this many recordings.")
+    ] = None,
+    test_share: Annotated[
+        float, typer.Option(min=0.1, max=0.9, help="Share of test recordings.")
+    ] = 0.3,
+    size: Annotated[int, typer.Option(min=64, max=512, help="Frame side in pixels.")] = 224,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes; results are identical.")
+    ] = 1,
+) -> None:
+    """Pixel probe: learn each visible attribute from object crops on train recordings and
+    report accuracy on held-out recordings against the majority class."""
+    from taskqa.corpus import read_corpus
+    from taskqa.render.probe import run_probe
+
+    try:
+        total = len(read_corpus(corpus)[:limit])
+        with progress() as bars:
+            task = bars.add_task("rendering crops", total=total)
+            report = run_probe(
+                corpus,
+                out,
+                seed=seed,
+                limit=limit,
+                test_share=test_share,
+                size=size,
+                workers=workers,
+                on_progress=lambda n: bars.advance(task, n),
+            )
+    except InvalidInputError as error:
+        raise fail(error.problems) from None
+    console.print(report.table())
+    console.print(f"wrote {out / 'probe.json'} and {out / 'probe.md'}", highlight=False)

@@ -1,0 +1,162 @@
+"""Where each person stands and looks, frame by frame: the first-person gaze model.
+
+Each action of a person is a *beat*: they stand in the zone of what the action touches and
+look at its main thing (what is got, where it is put, what is opened, poured into, cut ...).
+The eye sits at head height about 0.8 m from that point, so small states stay legible at
+224 pixels. Between two beats the focus and the standing spot glide smoothly (cosine easing)
+during the gap, so the camera turns rather than jumps.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from taskqa.model import ActionSegment
+from taskqa.render.engine import Camera, Vec3
+from taskqa.render.household import EYE_TO_TARGET, FIRST_PERSON_FOV, HouseholdScene
+from taskqa.render.timeline import action_zone
+
+TURN_SECONDS = 1.2  # longest glide between two beats
+MIN_TURN = 0.3
+LOW_EYE, HIGH_EYE = 1.15, 1.68
+
+
+@dataclass(frozen=True)
+class Beat:
+    start: float
+    end: float
+    focus: Vec3
+    stand: tuple[float, float]
+    distance: float = EYE_TO_TARGET
+
+
+class Director:
+    """Eye, target and standing spot of every person at any time of a recording."""
+
+    def __init__(self, scene: HouseholdScene) -> None:
+        self.scene = scene
+        self.timeline = scene.timeline
+        layout = scene.layout
+        self._first_zone = next(iter(layout.zones), None)
+        self.beats: dict[str, list[Beat]] = {}
+        for agent in self.timeline.agents:
+            own = sorted(
+                (a for a in self.timeline.recording.actions if a.agent == agent),
+                key=lambda a: (a.start, a.id),
+            )
+            self.beats[agent] = self._beats(own)
+
+    def _beats(self, actions: list[ActionSegment]) -> list[Beat]:
+        beats: list[Beat] = []
+        zone = self._first_zone
+        for action in actions:
+            slots = action.slots
+            names = [*slots.destination, *slots.source, *slots.patient, *slots.instrument]
+            found = action_zone(self.timeline, names, action.start)
+            if found is not None and found in self.scene.layout.zones:
+                zone = found
+            stand = self.scene.layout.zones[zone].stand if zone is not None else (0.0, 0.0)
+            focus, distance = self._focus(action, zone)
+            beats.append(Beat(action.start, action.end, focus, stand, distance))
+        return beats
+
+    def _focus(self, action: ActionSegment, zone: str | None) -> tuple[Vec3, float]:
+        slots = action.slots
+        if action.verb in {"put", "throw"} and slots.patient:
+            name, t = slots.patient[0], action.end
+        elif action.verb == "get" and slots.patient:
+            name, t = slots.patient[0], action.start
+        elif action.verb == "pour" and slots.destination:
+            name, t = slots.destination[0], (action.start + action.end) / 2
+        else:
+            names = [*slots.patient, *slots.destination, *slots.source, *slots.instrument]
+            name, t = (names[0] if names else ""), (action.start + action.end) / 2
+        fallback = self.scene.layout.zones[zone].look if zone is not None else (0.0, 1.0, 0.9)
+        if not name or name not in self.scene.things:
+            return fallback, EYE_TO_TARGET
+        place = self.timeline.placement_at(name, t)
+        if place.held and self.timeline.move_at(name, t) is None:
+            return (fallback[0], fallback[1], min(fallback[2], 0.95)), EYE_TO_TARGET
+        return self.scene.locate(name, t), self.scene.viewing_distance(name)
+
+    def at(self, t: float) -> tuple[dict[str, tuple[Vec3, Vec3]], dict[str, tuple[Vec3, float]]]:
+        """(eye, target) and (standing position, heading) of every person at ``t``."""
+        gaze: dict[str, tuple[Vec3, Vec3]] = {}
+        stand: dict[str, tuple[Vec3, float]] = {}
+        for agent, beats in self.beats.items():
+            focus, spot, distance = self._blend(beats, t)
+            eye = eye_point(focus, spot, distance)
+            gaze[agent] = (eye, focus)
+            dx, dy = focus[0] - eye[0], focus[1] - eye[1]
+            heading = math.atan2(dy, dx)
+            norm = math.hypot(dx, dy) or 1.0
+            # The body stands a little behind the eye, facing what it looks at.
+            body = (eye[0] - dx / norm * 0.15, eye[1] - dy / norm * 0.15, 0.0)
+            stand[agent] = (body, heading - math.pi / 2)
+        return gaze, stand
+
+    def _blend(self, beats: list[Beat], t: float) -> tuple[Vec3, tuple[float, float], float]:
+        if not beats:
+            zone = self.scene.layout.zones.get(self._first_zone or "")
+            if zone is None:
+                return (0.0, 1.0, 0.9), (0.0, 0.0), EYE_TO_TARGET
+            return zone.look, zone.stand, EYE_TO_TARGET
+        starts = [b.start for b in beats]
+        index = bisect_right(starts, t) - 1
+        if index < 0:
+            return beats[0].focus, beats[0].stand, beats[0].distance
+        current = beats[index]
+        if index + 1 < len(beats):
+            following = beats[index + 1]
+            gap = following.start - current.end
+            if gap >= MIN_TURN:
+                begin = max(current.end, following.start - TURN_SECONDS)
+                finish = following.start
+            else:
+                begin, finish = following.start - MIN_TURN / 2, following.start + MIN_TURN / 2
+            if begin <= t:
+                return _between(current, following, (t - begin) / (finish - begin))
+        if index > 0 and t < current.start + MIN_TURN / 2:
+            previous = beats[index - 1]
+            if current.start - previous.end < MIN_TURN:
+                return _between(previous, current, (t - current.start + MIN_TURN / 2) / MIN_TURN)
+        return current.focus, current.stand, current.distance
+
+    def first_person(self, agent: str, t: float, width: int, height: int) -> Camera:
+        eye, target = self.at(t)[0][agent]
+        return Camera(eye=eye, target=target, fov=FIRST_PERSON_FOV, width=width, height=height)
+
+
+def _between(a: Beat, b: Beat, share: float) -> tuple[Vec3, tuple[float, float], float]:
+    u = _ease(share)
+    return (
+        _lerp(a.focus, b.focus, u),
+        _lerp2(a.stand, b.stand, u),
+        a.distance + (b.distance - a.distance) * u,
+    )
+
+
+def eye_point(focus: Vec3, stand: tuple[float, float], distance: float = EYE_TO_TARGET) -> Vec3:
+    fx, fy, fz = focus
+    dx, dy = stand[0] - fx, stand[1] - fy
+    norm = math.hypot(dx, dy)
+    if norm < 1e-6:
+        dx, dy, norm = 0.0, -1.0, 1.0
+    height = min(HIGH_EYE, max(LOW_EYE, fz + 0.5))
+    reach = math.sqrt(max(distance**2 - (height - fz) ** 2, 0.3**2))
+    reach = min(reach, max(norm, 0.3, distance * 0.8))
+    return (fx + dx / norm * reach, fy + dy / norm * reach, height)
+
+
+def _ease(u: float) -> float:
+    return 0.5 - 0.5 * math.cos(math.pi * min(1.0, max(0.0, u)))
+
+
+def _lerp(a: Vec3, b: Vec3, u: float) -> Vec3:
+    return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u)
+
+
+def _lerp2(a: tuple[float, float], b: tuple[float, float], u: float) -> tuple[float, float]:
+    return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u)

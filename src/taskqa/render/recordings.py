@@ -1,0 +1,346 @@
+"""Household recordings to video: one MP4 per person's first-person view and per room's fixed
+third-person camera, optional per-frame instance masks, and the corpus pointing at them.
+
+Each recording renders on its own (a fresh pybullet client, frames at ``i / fps``), so the
+files do not depend on how many worker processes share the work.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from taskqa.atomic import write_bytes, write_text
+from taskqa.corpus import RECORDINGS, dump_recording, read_corpus
+from taskqa.model import Recording, Source, VideoRef, View
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.render.engine import Camera
+from taskqa.render.gaze import Director
+from taskqa.render.household import FIRST_PERSON_FOV, HouseholdScene
+from taskqa.render.household import View as SceneView
+from taskqa.render.models import LookSpec, load_look, parse_look
+from taskqa.render.timeline import Timeline
+from taskqa.render.video import write_mp4
+from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.domain import Domain, load_domain, parse_domain
+
+THIRD = "third"
+FIRST = "first"
+VIEWS = (FIRST, THIRD)
+MASKS_SUFFIX = ".masks.npz"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    fps: float = 2.0
+    width: int = 224
+    height: int = 224
+    views: tuple[str, ...] = VIEWS
+    masks: bool = False
+
+
+@dataclass
+class RenderedRecording:
+    recording: str
+    videos: list[VideoRef] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # paths relative to the corpus
+    frames: int = 0
+
+
+def frame_count(duration: float, fps: float) -> int:
+    """Frames of a recording's video: its duration on the frame grid, at least one."""
+    return max(1, round(duration * fps))
+
+
+def view_name(agent: str | None) -> str:
+    return f"{agent}-{FIRST}" if agent is not None else THIRD
+
+
+def render_recording(
+    recording: Recording,
+    domain: Domain,
+    look: LookSpec,
+    folder: Path,
+    corpus: Path,
+    options: RenderOptions,
+) -> RenderedRecording:
+    """Render one recording into ``folder`` and return the video references (relative to
+    ``corpus``)."""
+    room = recording.environment or next(iter(domain.spec.rooms))
+    timeline = Timeline(recording, domain)
+    result = RenderedRecording(recording.id)
+    with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
+        director = Director(scene)
+        views: list[tuple[str | None, str]] = []
+        if FIRST in options.views:
+            views += [(agent, view_name(agent)) for agent in timeline.agents]
+        if THIRD in options.views:
+            views.append((None, THIRD))
+        count = frame_count(recording.duration, options.fps)
+        frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
+        labels: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
+        third = _third_person(scene, options)
+        for index in range(count):
+            t = index / options.fps
+            gaze, stand = director.at(t)
+            scene.set_time(t, gaze, stand)
+            for agent, name in views:
+                camera = third if agent is None else _first_person(gaze[agent], options)
+                frame = scene.capture(_view(camera, agent), masks=options.masks)
+                frames[name].append(frame.rgb)
+                if options.masks:
+                    labels[name].append(frame.labels)
+        target = folder / recording.id
+        for agent, name in views:
+            path = target / f"{name}.mp4"
+            write_mp4(path, frames[name], options.fps)
+            uri = Path(os.path.relpath(path, corpus)).as_posix()
+            kind = View.THIRD_PERSON if agent is None else View.FIRST_PERSON
+            result.videos.append(VideoRef(uri=uri, view=kind, agent=agent))
+            result.files.append(uri)
+            if options.masks:
+                mask_path = target / f"{name}{MASKS_SUFFIX}"
+                write_bytes(mask_path, masks_npz(np.stack(labels[name]), scene.labels))
+                result.files.append(Path(os.path.relpath(mask_path, corpus)).as_posix())
+        result.frames = count
+    return result
+
+
+def _view(camera: Camera, agent: str | None) -> SceneView:
+    return SceneView(camera=camera, agent=agent)
+
+
+def _first_person(
+    gaze: tuple[tuple[float, float, float], tuple[float, float, float]], options: RenderOptions
+) -> Camera:
+    eye, target = gaze
+    return Camera(
+        eye=eye, target=target, fov=FIRST_PERSON_FOV, width=options.width, height=options.height
+    )
+
+
+def _third_person(scene: HouseholdScene, options: RenderOptions) -> Camera:
+    spec = scene.layout.third_person
+    return Camera(
+        eye=spec.eye, target=spec.target, fov=spec.fov, width=options.width, height=options.height
+    )
+
+
+def masks_npz(labels: npt.NDArray[np.uint16], names: Sequence[str]) -> bytes:
+    """An .npz with ``labels`` (frames, height, width; 0 = room) and ``names`` (label -> thing),
+    written with fixed zip timestamps so the same masks always give the same bytes."""
+    arrays = {"labels": labels, "names": np.asarray(list(names), dtype=np.str_)}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, member.getvalue())
+    return buffer.getvalue()
+
+
+def read_masks(path: Path) -> tuple[npt.NDArray[np.uint16], list[str]]:
+    with np.load(path, allow_pickle=False) as data:
+        return np.asarray(data["labels"], dtype=np.uint16), [str(n) for n in data["names"]]
+
+
+# --- a whole corpus ----------------------------------------------------------------------------
+def corpus_domain(corpus: Path) -> Domain:
+    """The domain a simulated corpus was made from (its domain.yaml), else the built-in one."""
+    path = corpus / DOMAIN_FILE
+    return load_domain(path) if path.is_file() else load_domain()
+
+
+def select_recordings(
+    recordings: Sequence[Recording],
+    ids: Sequence[str] | None = None,
+    clips_from: Path | None = None,
+    limit: int | None = None,
+    source: str = RECORDINGS,
+) -> list[Recording]:
+    """The recordings to render: named ones, those a benchmark's clips use, or all; then the
+    first ``limit``."""
+    chosen = list(recordings)
+    known = {r.id for r in recordings}
+    if ids:
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise InvalidInputError(
+                [
+                    Problem(
+                        source, "", f"no recording with id {i!r}; expected one of the corpus's ids"
+                    )
+                    for i in missing
+                ]
+            )
+        wanted = set(ids)
+        chosen = [r for r in chosen if r.id in wanted]
+    if clips_from is not None:
+        wanted = _clip_recordings(clips_from)
+        chosen = [r for r in chosen if r.id in wanted]
+    if limit is not None:
+        chosen = chosen[:limit]
+    index = {r.id: i for i, r in enumerate(recordings)}
+    foreign = [
+        Problem.at(
+            source,
+            [index[r.id], "source"],
+            f"{r.source.value}; expected a simulated recording (only simulated worlds are drawn)",
+        )
+        for r in chosen
+        if r.source != Source.SIMULATED
+    ]
+    if foreign:
+        raise InvalidInputError(foreign)
+    return chosen
+
+
+def _clip_recordings(bench: Path) -> set[str]:
+    table = bench / "videos.csv"
+    if not table.is_file():
+        raise InvalidInputError(
+            [
+                Problem(
+                    bench.name, "", "no videos.csv; expected a benchmark folder from `taskqa build`"
+                )
+            ]
+        )
+    with table.open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    if rows and "recording" not in rows[0]:
+        raise InvalidInputError(
+            [
+                Problem(
+                    "videos.csv",
+                    "[0]",
+                    "no `recording` column; expected the clip table of a benchmark",
+                )
+            ]
+        )
+    return {row["recording"] for row in rows}
+
+
+def _render_one(
+    domain_source: str,
+    domain_file: str,
+    look_source: str,
+    look_file: str,
+    folder: str,
+    corpus: str,
+    options: RenderOptions,
+    line: str,
+) -> tuple[str, list[str], int]:
+    # Workers get JSON and YAML text: cheap to send, and parsed the same way everywhere.
+    from taskqa.render.engine import quiet_pybullet
+
+    quiet_pybullet()
+    domain = parse_domain(domain_source, domain_file)
+    look = parse_look(look_source, look_file)
+    recording = Recording.model_validate_json(line)
+    rendered = render_recording(recording, domain, look, Path(folder), Path(corpus), options)
+    videos = [v.model_dump_json(exclude_none=True) for v in rendered.videos]
+    return json.dumps(videos), rendered.files, rendered.frames
+
+
+def render_corpus(
+    corpus: Path,
+    out: Path | None = None,
+    options: RenderOptions | None = None,
+    ids: Sequence[str] | None = None,
+    clips_from: Path | None = None,
+    limit: int | None = None,
+    workers: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+    look_path: Path | None = None,
+) -> list[RenderedRecording]:
+    """Render the chosen recordings of ``corpus`` into ``out`` (default: ``corpus/videos``) and
+    point their video references at the files; other recordings keep theirs."""
+    options = options or RenderOptions()
+    folder = out if out is not None else corpus / "videos"
+    recordings = read_corpus(corpus)
+    domain = corpus_domain(corpus)
+    look = load_look(look_path)
+    look_text, look_file = look_source(look_path)
+    chosen = select_recordings(recordings, ids, clips_from, limit)
+    work = partial(
+        _render_one,
+        domain.source_text,
+        domain.file_name,
+        look_text,
+        look_file,
+        str(folder.resolve()),
+        str(corpus.resolve()),
+        options,
+    )
+    del look
+    lines = [dump_recording(r) for r in chosen]
+    results: Iterable[tuple[str, list[str], int]]
+    rendered: list[RenderedRecording] = []
+    if workers <= 1:
+        results = map(work, lines)
+        rendered = _collect(chosen, results, on_progress)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            rendered = _collect(chosen, pool.map(work, lines), on_progress)
+    point_videos(corpus, {r.recording: r.videos for r in rendered})
+    return rendered
+
+
+def look_source(path: Path | None) -> tuple[str, str]:
+    if path is None:
+        from importlib import resources
+
+        from taskqa.render.models import BUILTIN
+
+        return resources.files("taskqa.render").joinpath(BUILTIN).read_text(
+            encoding="utf-8"
+        ), BUILTIN
+    return path.read_text(encoding="utf-8"), path.name
+
+
+def _collect(
+    chosen: Sequence[Recording],
+    results: Iterable[tuple[str, list[str], int]],
+    on_progress: Callable[[int], None] | None,
+) -> list[RenderedRecording]:
+    rendered = []
+    for recording, (videos, files, frames) in zip(chosen, results, strict=True):
+        refs = [VideoRef.model_validate_json(v) for v in json.loads(videos)]
+        rendered.append(RenderedRecording(recording.id, refs, files, frames))
+        if on_progress:
+            on_progress(1)
+    return rendered
+
+
+def point_videos(corpus: Path, videos: dict[str, list[VideoRef]]) -> None:
+    """Rewrite ``recordings.jsonl`` with new video references for some recordings; every other
+    line stays byte for byte as it was. The file is replaced atomically."""
+    path = corpus / RECORDINGS
+    out: list[str] = []
+    with path.open(encoding="utf-8") as stream:
+        for line in stream:
+            if not line.strip():
+                continue
+            head = json.loads(line)
+            refs = videos.get(str(head.get("id")))
+            if refs is None:
+                out.append(line if line.endswith("\n") else line + "\n")
+                continue
+            recording = Recording.model_validate(head)
+            recording.videos = list(refs)
+            out.append(dump_recording(recording) + "\n")
+    write_text(path, "".join(out))

@@ -1,0 +1,269 @@
+"""The household render layer: world state over time, state-dependent looks, masks, files."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from taskqa.cli import app
+from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, Recording, RelationKind
+from taskqa.render.models import load_look
+from taskqa.render.recordings import (
+    RenderOptions,
+    frame_count,
+    read_masks,
+    render_corpus,
+    render_recording,
+)
+from taskqa.render.sheet import find_object, load_sheet, row_frames
+from taskqa.render.timeline import Timeline
+from taskqa.render.video import read_frames, video_info, write_mp4
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
+from taskqa.simulation.domain import Domain
+from taskqa.validate import validate_path
+
+SMALL = RenderOptions(fps=0.5, width=64, height=64, masks=True)
+
+
+@pytest.fixture(scope="module")
+def recordings(domain: Domain) -> list[Recording]:
+    return simulate_corpus(SimulationConfig(episodes=4, seed=3), domain)
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path, recordings: list[Recording], domain: Domain) -> Path:
+    folder = tmp_path / "corpus"
+    write_simulated_corpus(folder, SimulationConfig(episodes=4, seed=3), recordings, domain)
+    return folder
+
+
+def test_timeline_rebuilds_every_annotated_state(
+    recordings: list[Recording], domain: Domain
+) -> None:
+    checked = 0
+    for recording in recordings:
+        timeline = Timeline(recording, domain)
+        for name, snapshot in recording.initial_state.items():
+            for attribute, value in snapshot.attributes.items():
+                if value != UNKNOWN and attribute not in VIEWPOINT_ATTRIBUTES:
+                    assert timeline.attributes_at(name, 0.0)[attribute] == value, (name, attribute)
+        for action in recording.actions:
+            for transition in action.transitions:
+                if transition.is_agent:
+                    continue
+                name = transition.entity
+                for moment, snapshot in (
+                    (action.start, transition.before),
+                    (action.end, transition.after),
+                ):
+                    state = timeline.attributes_at(name, moment)
+                    for attribute, value in snapshot.attributes.items():
+                        if value == UNKNOWN or attribute in VIEWPOINT_ATTRIBUTES:
+                            continue
+                        assert state[attribute] == value, (recording.id, action.id, name, attribute)
+                        checked += 1
+                    spatial = snapshot.relations_of(RelationKind.SPATIAL)
+                    if spatial:
+                        place = timeline.placement_at(name, moment)
+                        assert (place.holder, place.relation) == (
+                            spatial[0].object,
+                            spatial[0].relation,
+                        )
+                        checked += 1
+                if action.verb == "get" and name in action.slots.patient:
+                    middle = (action.start + action.end) / 2
+                    move = timeline.move_at(name, middle)
+                    assert move is not None and move.target.held and move.agent == action.agent
+                    assert name in timeline.held_by(action.agent, action.end)
+    assert checked > 200
+
+
+def test_every_sheet_value_changes_its_objects_pixels(domain: Domain) -> None:
+    look = load_look()
+    rows = load_sheet().rows
+    assert {r.attribute for r in rows} >= {
+        "openness",
+        "emptiness",
+        "cleanliness",
+        "shape",
+        "poweredness",
+        "temperature",
+        "cookedness",
+        "wrappedness",
+        "mixture",
+    }
+    for row in rows:
+        name = find_object(domain, row.object)
+        assert name is not None, row.object
+        frames = row_frames(domain, look, 64, name, row, masks=True)
+        for (label_a, a, subject), (label_b, b, _) in pairwise(frames):
+            shown = (a.labels == subject) | (b.labels == subject)
+            assert shown.sum() >= 20, f"{label_a}: the object is hardly in view"
+            changed = np.abs(a.rgb.astype(int) - b.rgb.astype(int)).sum(axis=2) > 30
+            assert (changed & shown).sum() >= 8, f"{label_a} and {label_b} look the same"
+
+
+def test_masks_name_the_objects_each_action_touches(
+    tmp_path: Path, recordings: list[Recording], domain: Domain
+) -> None:
+    recording = recordings[0]
+    options = RenderOptions(fps=2.0, width=96, height=96, masks=True)
+    result = render_recording(recording, domain, load_look(), tmp_path, tmp_path, options)
+    agent = recording.agents[0].id
+    labels, names = read_masks(tmp_path / recording.id / f"{agent}-first.masks.npz")
+    assert labels.shape == (frame_count(recording.duration, 2.0), 96, 96)
+    assert names[0] == "<room>" and set(recording.initial_state) <= set(names)
+    assert int(labels.max()) < len(names)
+    seen, total = 0, 0
+    for action in recording.actions_of(agent):
+        if (
+            action.verb not in {"get", "open", "turn-on", "cut", "wash", "close"}
+            or not action.slots.patient
+        ):
+            continue
+        frames = range(round(action.start * 2), min(len(labels), round(action.end * 2) + 1))
+        index = names.index(action.slots.patient[0])
+        total += 1
+        seen += any((labels[f] == index).sum() >= 10 for f in frames)
+    assert total >= 3 and seen / total >= 0.8
+    assert result.frames == len(labels)
+
+
+def test_rendering_is_byte_identical_across_runs_and_workers(corpus: Path, tmp_path: Path) -> None:
+    first = tmp_path / "a"
+    second = tmp_path / "b"
+    render_corpus(corpus, first, SMALL, limit=2, workers=1)
+    one = (corpus / "recordings.jsonl").read_bytes()
+    render_corpus(corpus, second, SMALL, limit=2, workers=2)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert len(files) >= 6 and any(str(f).endswith(".masks.npz") for f in files)
+    for name in files:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    # The second render points the references at its own folder; the rest is unchanged.
+    two = (corpus / "recordings.jsonl").read_bytes()
+    assert one.replace(b"../a/", b"../b/") == two
+
+
+def test_render_command_points_videos_and_validate_checks_them(corpus: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["render", str(corpus), "--limit", "2", "--fps", "0.5", "--size", "64"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = (corpus / "recordings.jsonl").read_text().splitlines()
+    rendered = [json.loads(line) for line in lines[:2]]
+    for index, record in enumerate(rendered):
+        uris = [v["uri"] for v in record["videos"]]
+        assert all(u.startswith(f"videos/{record['id']}/") for u in uris)
+        assert len(uris) == len(record["agents"]) + 1
+        frames, fps, duration = video_info(corpus / uris[0])
+        assert fps == 0.5 and frames == frame_count(record["duration"], 0.5), index
+    assert json.loads(lines[2])["videos"][0]["uri"].startswith("sim://")
+    assert validate_path(corpus)[1] == []
+
+    first = rendered[0]["videos"][0]["uri"]
+    (corpus / first).unlink()
+    wrong = corpus / rendered[1]["videos"][-1]["uri"]
+    write_mp4(wrong, [np.zeros((64, 64, 3), np.uint8)] * 3, 0.5)
+    result = runner.invoke(app, ["validate", str(corpus)])
+    assert result.exit_code == 1
+    problems = [str(p) for p in validate_path(corpus)[1]]
+    assert problems == [
+        f"recordings.jsonl[0].videos[0].uri: video file {first} not found; expected a file relative to the corpus folder",
+        f"recordings.jsonl[1].videos[{len(rendered[1]['videos']) - 1}].uri: "
+        f"{rendered[1]['videos'][-1]['uri']} lasts 6.000 s (3 frames at 0.5 fps); expected the recording's "
+        f"{rendered[1]['duration']:g} s within one frame",
+    ]
+
+
+def test_simulate_with_render(tmp_path: Path) -> None:
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(
+        app,
+        [
+            "simulate",
+            "--episodes",
+            "2",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+            "--render",
+            "--fps",
+            "0.5",
+            "--size",
+            "64",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    videos = sorted(p.name for p in (out / "videos").rglob("*.mp4"))
+    assert videos and all(n.endswith(("-first.mp4", "third.mp4")) for n in videos)
+    assert validate_path(out)[1] == []
+    first = next((out / "videos").rglob("third.mp4"))
+    assert read_frames(first, [0])[0].shape == (64, 64, 3)
+
+
+def test_sheet_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "sheet.png"
+    result = CliRunner().invoke(app, ["render", "sheet", "--out", str(out), "--size", "64"])
+    assert result.exit_code == 0, result.output
+    from PIL import Image
+
+    with Image.open(out) as image:
+        assert image.width == 8 * 64 and image.height > 10 * 64
+
+
+def test_recordings_are_chosen_by_id_benchmark_clips_and_limit(
+    tmp_path: Path, recordings: list[Recording]
+) -> None:
+    from taskqa.problems import InvalidInputError
+    from taskqa.render.recordings import select_recordings
+
+    ids = [r.id for r in recordings]
+    assert [r.id for r in select_recordings(recordings, ids=[ids[2], ids[0]])] == [ids[0], ids[2]]
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "videos.csv").write_text(
+        "clip,recording,agent,view,video,start_s,end_s\n"
+        f"c1,{ids[1]},P1,first-person,,0,5\nc2,{ids[3]},P1,first-person,,1,6\nc3,{ids[1]},P1,first-person,,2,7\n"
+    )
+    assert [r.id for r in select_recordings(recordings, clips_from=bench)] == [ids[1], ids[3]]
+    assert [r.id for r in select_recordings(recordings, clips_from=bench, limit=1)] == [ids[1]]
+    from taskqa.model import Source
+
+    released = [r.model_copy(update={"source": Source.EGOTASKQA}) for r in recordings]
+    with pytest.raises(InvalidInputError) as error:
+        select_recordings(released, limit=1)
+    assert str(error.value.problems[0]) == (
+        "recordings.jsonl[0].source: egotaskqa; expected a simulated recording (only simulated "
+        "worlds are drawn)"
+    )
+    with pytest.raises(InvalidInputError) as error:
+        select_recordings(recordings, ids=["nope"])
+    assert str(error.value.problems[0]) == (
+        "recordings.jsonl: no recording with id 'nope'; expected one of the corpus's ids"
+    )
+
+
+def test_missing_videos_of_released_data_sets_are_not_problems(
+    tmp_path: Path, recordings: list[Recording]
+) -> None:
+    from taskqa.checks.videos import check_videos
+    from taskqa.model import Source, VideoRef
+
+    simulated = recordings[0].model_copy(update={"videos": [VideoRef(uri="videos/x.mp4")]})
+    released = simulated.model_copy(update={"source": Source.CAPTAINCOOK4D})
+    assert [p.location for p in check_videos(simulated, tmp_path, "r.jsonl", [0])] == [
+        "[0].videos[0].uri"
+    ]
+    assert list(check_videos(released, tmp_path, "r.jsonl", [0])) == []
+    write_mp4(tmp_path / "videos" / "x.mp4", [np.zeros((16, 16, 3), np.uint8)] * 2, 1.0)
+    assert (
+        len(list(check_videos(released, tmp_path, "r.jsonl", [0]))) == 1
+    )  # 2 s, not the recording's
