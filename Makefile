@@ -19,6 +19,8 @@ setup: $(BIN)/.installed
 
 demo: $(BIN)/.installed
 	$(BIN)/taskqa simulate --episodes $(DEMO_EPISODES) --seed 0 --out $(DEMO)/corpus
+	$(BIN)/taskqa render $(DEMO)/corpus --limit 3 --fps 2 --size 224 --workers 2
+	$(BIN)/taskqa render sheet --out $(DEMO)/contact-sheet.png
 	$(BIN)/taskqa validate $(DEMO)/corpus
 	$(BIN)/taskqa stats $(DEMO)/corpus --out $(DEMO)/stats
 	$(BIN)/taskqa build $(DEMO)/corpus --out $(DEMO)/bench --workers 2
@@ -30,6 +32,7 @@ demo: $(BIN)/.installed
 	  -p $(DEMO)/predictions/oracle.jsonl -p $(DEMO)/predictions/noisy-oracle-0.1.jsonl \
 	  -p $(DEMO)/predictions/noisy-oracle-0.3.jsonl -p $(DEMO)/predictions/text-only.jsonl
 	@echo "benchmark: $(DEMO)/bench/diagnostics/report.html; evaluation: $(DEMO)/evaluation/report.html"
+	@echo "videos: $(DEMO)/corpus/videos/; every visible state: $(DEMO)/contact-sheet.png"
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests benchmarks

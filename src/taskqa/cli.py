@@ -64,6 +64,11 @@ def simulate(
     config: Annotated[
         Path | None, typer.Option(help="A JSON file of SimulationConfig fields to override.")
     ] = None,
+    render: Annotated[
+        bool, typer.Option("--render", help="Also render every recording to MP4 (OUT/videos).")
+    ] = False,
+    fps: Annotated[float, typer.Option(help="With --render: frames per second.")] = 2.0,
+    size: Annotated[str, typer.Option(help="With --render: 224 or WIDTHxHEIGHT.")] = "224",
 ) -> None:
     """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
     from taskqa.simulation.config import load_config
@@ -86,6 +91,10 @@ def simulate(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
         highlight=False,
     )
+    if render:
+        from taskqa.render.cli import render_into_corpus
+
+        render_into_corpus(out, None, fps, size, "first,third", False, workers)
 
 
 @app.command()
@@ -204,7 +213,12 @@ def generate(
     """Generate every question of every template on every clip (EgoTaskQA style)."""
     from taskqa.convert import read_recordings
     from taskqa.questions.clips import ClipConfig
-    from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
+    from taskqa.questions.generate import (
+        GenerationConfig,
+        corpus_domain,
+        generate_file,
+        summary_path,
+    )
     from taskqa.questions.template import load_templates
 
     try:
@@ -228,6 +242,7 @@ def generate(
             verb_templates,
             workers,
             lambda n: bars.advance(task, n),
+            domain=corpus_domain(corpus),
         )
     dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
     console.print(
@@ -263,6 +278,19 @@ def build(
             help="Questions `taskqa generate` already made from CORPUS (skips generation)."
         ),
     ] = None,
+    balance_by: Annotated[
+        str,
+        typer.Option(
+            help="Balance answers within each reasoning type, template, or text group "
+            "(template + shown parameters + text)."
+        ),
+    ] = "text",
+    group_share: Annotated[
+        float,
+        typer.Option(
+            min=0.01, max=1.0, help="Most of a group's open questions one answer may answer."
+        ),
+    ] = 0.2,
 ) -> None:
     """Generate, balance and split into a benchmark folder with diagnostics (docs/balancing.md)."""
     from taskqa.benchmark.balance import BalanceConfig
@@ -271,7 +299,14 @@ def build(
 
     if disjoint not in ("none", "clip", "recording"):
         raise typer.BadParameter("expected none, clip or recording", param_hint="--disjoint")
-    balancing = BalanceConfig(target=target, min_binary=min_binary, alpha=alpha, beta=beta)
+    if balance_by not in ("type", "template", "text"):
+        raise typer.BadParameter("expected type, template or text", param_hint="--balance-by")
+    balancing = BalanceConfig.model_validate(
+        {
+            **{"target": target, "min_binary": min_binary, "alpha": alpha, "beta": beta},
+            **{"balance_by": balance_by, "group_share": group_share},
+        }
+    )
     config = BuildConfig.model_validate({"seed": seed, "balance": balancing, "disjoint": disjoint})
     try:
         chosen = load_templates(templates)
@@ -458,6 +493,9 @@ app.add_typer(physics_app, name="physics")
 from taskqa.verify.cli import app as verify_app  # noqa: E402
 
 app.add_typer(verify_app, name="verify")
+from taskqa.render.cli import app as render_app  # noqa: E402
+
+app.add_typer(render_app, name="render")
 from taskqa.procedural.cli import app as procedural_app  # noqa: E402
 
 app.add_typer(procedural_app, name="procedural")
