@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from taskqa.model.physics import Collision, ObjectMotion, PhysicalObject, TrajectoryFrame
 from taskqa.physics.clevrer_format import FPS, FRAMES, ClevrerAnnotation, video_filename
 from taskqa.physics.scene import HALF_SIZE, VIEW_HALF_WIDTH, ObjectSpec, SceneSpec
+from taskqa.render.engine import quiet_stderr
 
 SUBSTEPS = 10  # physics steps per video frame: 250 Hz keeps fast contacts from tunnelling
 DIGITS = 5  # decimals kept in the file; far below anything the events depend on
@@ -43,22 +41,9 @@ TABLE_FRICTION = 1.0
 TABLE_RESTITUTION = 0.0  # no hopping on the table
 
 
-@contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    # pybullet prints its build time on import from C code; keep the CLI's stderr clean.
-    saved = os.dup(2)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-
-
 def _pybullet() -> Any:
     # Imported by name: pybullet is a C extension without type information.
-    with _quiet_stderr():
+    with quiet_stderr():
         return importlib.import_module("pybullet")
 
 

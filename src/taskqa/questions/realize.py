@@ -23,22 +23,13 @@ from functools import lru_cache
 
 from taskqa.questions.template import ACTION_PARAMS, ParamType
 from taskqa.questions.words import spoken_value, words
+from taskqa.sources.lemma_actions import (
+    PREPOSITION_SLOTS,  # the words before an object that name its slot
+)
 
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
-# the words before an object that name its slot (as in LEMMA action strings)
-SLOT_OF_PREPOSITION = {
-    "from": "source",
-    "to": "destination",
-    "into": "destination",
-    "onto": "destination",
-    "on": "destination",
-    "in": "destination",
-    "at": "destination",
-    "using": "instrument",
-    "with": "instrument",
-}
 _TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
 _PRONOUNS = (
     (re.compile(r"\btheir\b"), "the person's"),
@@ -71,8 +62,8 @@ def parse_action_text(text: str) -> ActionText:
     parts: list[tuple[str, str, list[str]]] = []
     slot, written = "patient", ""
     for token in tokens:
-        if token in SLOT_OF_PREPOSITION:
-            slot, written = SLOT_OF_PREPOSITION[token], token
+        if token in PREPOSITION_SLOTS:
+            slot, written = PREPOSITION_SLOTS[token], token
             continue
         name = token.rstrip(",")
         if parts and parts[-1][0] == slot and parts[-1][1] == written:
