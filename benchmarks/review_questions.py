@@ -21,6 +21,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from taskqa.corpus import read_corpus
+from taskqa.model import ActionSegment, Recording
+from taskqa.questions.clips import cut_clips
+
 VERDICTS = ("ok", "not ok")
 PROBLEMS = ("ill-posed", "gives answer away", "vague", "ungrammatical", "wrong answer")
 ILL_POSED = "ill-posed"
@@ -30,38 +34,24 @@ def _rank(seed: int, identifier: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{seed}:{identifier}".encode(), digest_size=8).digest())
 
 
-def _clip_actions(bench: Path) -> dict[str, dict[str, Any]]:
-    recordings: dict[str, dict[str, Any]] = {}
-    with (bench / "corpus" / "recordings.jsonl").open(encoding="utf-8") as stream:
-        for line in stream:
-            record = json.loads(line)
-            recordings[record["id"]] = record
-    return recordings
+def _recordings(bench: Path) -> dict[str, Recording]:
+    return {recording.id: recording for recording in read_corpus(bench / "corpus")}
 
 
-def _actions_in(recording: dict[str, Any], clip: str) -> list[str]:
-    """The clip's actions as short lines; the clip agent's next three are marked as unseen.
+def _clip_lines(recording: Recording, clip_id: str) -> list[str]:
+    """What the clip shows, exactly as the generator cut it: the person's actions, the other
+    person's overlapping ones, and the person's next actions (marked ``[unseen]``)."""
+    clip = next(c for c in cut_clips(recording) if c.id == clip_id)
+    actions = {action.id: action for action in recording.actions}
+    shown = sorted((*clip.observed, *clip.others), key=lambda i: (actions[i].start, actions[i].end))
+    return [_line(actions[i], "") for i in shown] + [
+        _line(actions[i], "[unseen] ") for i in clip.future
+    ]
 
-    Clip ids are ``recording|agent|start_frame|prediction_frame`` (docs/causal-and-clips.md).
-    """
-    _, agent, start_frame, prediction_frame = clip.split("|")
-    fps = float(recording["fps"])
-    start, end = int(start_frame) / fps, int(prediction_frame) / fps
-    shown: list[str] = []
-    future = 0
-    for action in sorted(recording["actions"], key=lambda a: (a["start"], a["end"])):
-        seen = action["end"] > start and action["start"] < end - 1e-6
-        unseen = not seen and action["agent"] == agent and action["start"] >= end - 1e-6
-        if not seen and not (unseen and future < 3):
-            continue
-        future += unseen
-        slots = action["slots"]
-        names = [*slots["patient"], *slots["source"], *slots["destination"], *slots["instrument"]]
-        outcome = action.get("outcome", "done")
-        tail = "" if outcome == "done" else f" ({outcome})"
-        mark = "[unseen] " if unseen else ""
-        shown.append(f"{mark}{action['agent']}: {action['verb']} {' '.join(names)}{tail}")
-    return shown
+
+def _line(action: ActionSegment, mark: str) -> str:
+    outcome = "" if action.outcome == "done" else f" ({action.outcome})"
+    return f"{mark}{action.agent}: {action.verb} {' '.join(action.slots.objects())}{outcome}"
 
 
 def sample(bench: Path, count: int, seed: int, out: Path) -> None:
@@ -70,11 +60,10 @@ def sample(bench: Path, count: int, seed: int, out: Path) -> None:
         with (bench / "splits" / "normal" / f"{split}.jsonl").open(encoding="utf-8") as stream:
             questions.extend(json.loads(line) for line in stream)
     chosen = sorted(questions, key=lambda q: _rank(seed, q["id"]))[:count]
-    recordings = _clip_actions(bench)
+    recordings = _recordings(bench)
     lines = []
     for question in chosen:
-        recording = recordings[question["recording"]]
-        actions = _actions_in(recording, question["clip"])
+        actions = _clip_lines(recordings[question["recording"]], question["clip"])
         lines.append(
             {
                 "id": question["id"],
