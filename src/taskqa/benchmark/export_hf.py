@@ -217,7 +217,8 @@ states, causal dependencies between actions, intents and two people's awareness 
 
 - `normal`: stratified by reasoning type and answer (3 : 1 : 1).
 - `indirect`: tests questions that refer to actions and objects indirectly ("the action right
-  after ...", "the first object whose status changed") with training on direct references.
+  after ...", "the first object whose status the person changed") with training on direct
+  references.
 
 ## How it was made
 

@@ -45,18 +45,20 @@ REFERENCES: dict[str, tuple[str, str]] = {
     ),
 }
 DO = {None: "does", "ing": "doing", "base": "do", "pp": "done", "past": "did", "np": ""}
+# "the person", not "in the video": the nested program reads the person's own actions only, and
+# in a two-person clip the other person's changes would give the words a second reading.
 OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
     "changed": (
         "query(change, obj$, only(filter(change, video)))",
-        "the object whose status changed in the video",
+        "the object whose status the person changed",
     ),
     "first-changed": (
         "query(change, obj$, iterate_until(forward, filter(change, video)))",
-        "the first object whose status changed in the video",
+        "the first object whose status the person changed",
     ),
     "last-changed": (
         "query(change, obj$, iterate_until(backward, filter(change, video)))",
-        "the last object whose status changed in the video",
+        "the last object whose status the person changed",
     ),
 }
 

@@ -163,7 +163,7 @@ class Instantiator:
         )
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
-        # an object named by a nested program ("the first object whose status changed")
+        # an object named by a nested program ("the first object whose status the person changed")
         references = set(_OBJECT_REFERENCE.findall(template.program))
         self.object_reference = references.pop() if len(references) == 1 else None
         # reasoning steps: the program's nodes plus those of the programs nested in its keys

@@ -14,8 +14,8 @@ generation summary's ``rejected`` block (see docs/questions.md):
   schema writes nothing on the fridge).
 - ``answer named by question``: the answer is an action and only one verb of the domain can make
   the change the question names on an object it names: "which action made the openness of the
-  fridge open" -> "open fridge". Said of "the first object whose status changed", the verb is
-  known but not the object, which the video must show, so such questions stay.
+  fridge open" -> "open fridge". Said of "the first object whose status the person changed", the
+  verb is known but not the object, which the video must show, so such questions stay.
 - ``circular why``: a "why" answered by an action that changes again what the question's
   action (or change) changed: "why did the person change the poweredness of the microwave?" ->
   "turn-off microwave".
