@@ -1,0 +1,355 @@
+"""The studio app through FastAPI's TestClient: the answer flow, access control, bad input,
+media ranges, and the exports that `taskqa evaluate` reads."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from studio_support import form_fields, make_study, studio_bench, tokens
+from taskqa.cli import app as cli_app
+from taskqa.evaluation.benchmark import Benchmark
+from taskqa.studio.app import create_app
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return studio_bench(tmp_path_factory)
+
+
+@pytest.fixture()
+def study(tmp_path: Path, bench: Path) -> Path:
+    return make_study(tmp_path / "study.sqlite", bench, per_category=3, raters=2, catch=2)
+
+
+@pytest.fixture()
+def client(study: Path) -> TestClient:
+    return TestClient(create_app(study), raise_server_exceptions=False)
+
+
+def _open_next(client: TestClient, token: str) -> tuple[str, str]:
+    """Follow the rater's link to their next item; the item's URL and page."""
+    first = client.get(f"/r/{token}", follow_redirects=False)
+    assert first.status_code == 303, first.text
+    url = first.headers["location"]
+    page = client.get(url)
+    assert page.status_code == 200, page.text
+    return url, page.text
+
+
+def _answer(client: TestClient, token: str, value: str = "yes") -> tuple[str, str]:
+    url, html = _open_next(client, token)
+    csrf, submission = form_fields(html)
+    if 'value="yes"' not in html:  # an open question: any text is an answer
+        value = value if value not in ("yes", "no") else "off"
+    posted = client.post(
+        url,
+        data={"csrf": csrf, "submission_id": submission, "answer": value},
+        follow_redirects=False,
+    )
+    assert posted.status_code == 303, posted.text
+    return url, submission
+
+
+def _rows(study: Path) -> list[tuple[int, int, str]]:
+    with sqlite3.connect(study) as connection:
+        return connection.execute(
+            "SELECT rater_id, item_id, submission_id FROM responses ORDER BY id"
+        ).fetchall()
+
+
+def test_rater_answers_resume_where_they_stopped(study: Path, client: TestClient) -> None:
+    [first, _], _ = tokens(study)
+    seen = [_answer(client, first)[0] for _ in range(3)]
+    assert len(set(seen)) == 3
+    fourth, _ = _open_next(client, first)
+    assert fourth not in seen  # the queue resumes at the first unanswered item
+    rows = _rows(study)
+    assert [r[0] for r in rows] == [1, 1, 1]
+    with sqlite3.connect(study) as connection:
+        seconds = [s for (s,) in connection.execute("SELECT seconds FROM responses")]
+    assert all(s is not None and s >= 0 for s in seconds)  # time on task is recorded
+
+
+def test_a_retried_submission_is_stored_once(study: Path, client: TestClient) -> None:
+    [token, _], _ = tokens(study)
+    url, html = _open_next(client, token)
+    csrf, submission = form_fields(html)
+    data = {"csrf": csrf, "submission_id": submission, "answer": "yes"}
+    if 'value="yes"' not in html:
+        data["answer"] = "cup"
+    for _ in range(3):  # the acknowledgement was lost: the browser sends the form again
+        assert client.post(url, data=data, follow_redirects=False).status_code == 303
+    assert len(_rows(study)) == 1
+    other = dict(data, submission_id="another-submission-0001")
+    again = client.post(url, data=other, follow_redirects=False)
+    assert again.status_code == 409 and "already answered" in again.text
+    assert len(_rows(study)) == 1
+
+
+def test_forged_and_expired_tokens_are_refused(study: Path, client: TestClient) -> None:
+    [token, _], admin = tokens(study)
+    forged = client.get("/r/" + "A" * 32)
+    assert forged.status_code == 403
+    assert forged.headers["content-type"].startswith("text/plain")
+    assert forged.text == "invalid invitation link\n"
+    assert client.get(f"/admin/{token}").status_code == 403  # a rater is not the admin
+    assert client.get(f"/r/{admin}").status_code == 403  # nor the admin a rater
+    with sqlite3.connect(study) as connection:
+        connection.execute("UPDATE raters SET expires_at = ?", (time.time() - 1,))
+    expired = client.get(f"/r/{token}")
+    assert expired.status_code == 403 and "expired" in expired.text
+    [fresh, _], _ = tokens(study)  # inviting again issues new links; the old ones stop working
+    assert client.get(f"/r/{fresh}", follow_redirects=False).status_code == 303
+    assert client.get(f"/r/{token}").status_code == 403
+
+
+def test_another_raters_item_is_out_of_reach(study: Path, client: TestClient) -> None:
+    [first, second], _ = tokens(study)
+    url, submission = _answer(client, first, "yes")
+    item = url.rsplit("/", 1)[1]
+    with sqlite3.connect(study) as connection:
+        theirs = {
+            i for (i,) in connection.execute("SELECT item_id FROM assignments WHERE rater_id = 2")
+        }
+    assert int(item) not in theirs  # one rater per item: the item is rater 1's only
+    page = client.get(f"/r/{second}/items/{item}")
+    assert page.status_code == 404 and page.text == f"item {item} is not in your queue\n"
+    # the second rater cannot post to it either, nor read the first rater's answer anywhere
+    _, html = _open_next(client, second)
+    csrf, own = form_fields(html)
+    posted = client.post(
+        f"/r/{second}/items/{item}", data={"csrf": csrf, "submission_id": own, "answer": "no"}
+    )
+    assert posted.status_code == 404
+    assert submission not in html
+    assert len(_rows(study)) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("../study.sqlite", 403),
+        ("..%2Fstudy.sqlite", 403),
+        ("%2E%2E/%2E%2E/etc/passwd", 403),
+        ("splits/normal/test.jsonl", 404),  # inside the root, but not a media file of an item
+        ("corpus/videos/nothing.mp4", 404),
+    ],
+)
+def test_media_outside_the_items_is_refused(
+    study: Path, client: TestClient, path: str, status: int
+) -> None:
+    [token, _], _ = tokens(study)
+    response = client.get(f"/media/{token}/{path}")
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    assert "Traceback" not in response.text
+
+
+def test_media_is_served_with_ranges(tmp_path: Path, bench: Path) -> None:
+    study = make_study(
+        tmp_path / "video.sqlite", bench, per_category=2, raters=1, require_video=True
+    )
+    client = TestClient(create_app(study), raise_server_exceptions=False)
+    [token], _ = tokens(study)
+    _, html = _open_next(client, token)
+    source = re.search(r'src="(/media/[^"#]+)', html)
+    assert source, "the first item has no video"
+    relative = source.group(1).split("/", 3)[3]
+    size = (bench / relative).stat().st_size
+    whole = client.get(source.group(1))
+    assert whole.status_code == 200 and len(whole.content) == size
+    assert whole.headers["accept-ranges"] == "bytes"
+    part = client.get(source.group(1), headers={"Range": "bytes=100-1099"})
+    assert part.status_code == 206
+    assert part.headers["content-range"] == f"bytes 100-1099/{size}"
+    assert part.content == (bench / relative).read_bytes()[100:1100]
+    beyond = client.get(source.group(1), headers={"Range": f"bytes={size + 10}-"})
+    assert beyond.status_code == 416
+
+
+def test_bad_forms_get_plain_4xx_messages(study: Path, client: TestClient) -> None:
+    [token, _], _ = tokens(study)
+    url, html = _open_next(client, token)
+    csrf, submission = form_fields(html)
+    good = {"csrf": csrf, "submission_id": submission, "answer": "yes"}
+    cases = [
+        (dict(good, csrf="0" * 64), 403, "security token"),
+        ({k: v for k, v in good.items() if k != "csrf"}, 403, "security token"),
+        (dict(good, answer=""), 400, "'answer' is required"),
+        (dict(good, answer="x" * 201), 400, "too long"),
+        (dict(good, answer="x" * 5000), 400, "too long"),
+        (dict(good, answer="ok\x00"), 400, "control characters"),
+        (dict(good, submission_id="short"), 400, "submission_id"),
+        (dict(good, answer="..."), 400, "empty"),
+    ]
+    for data, status, message in cases:
+        response = client.post(url, data=data, follow_redirects=False)
+        assert response.status_code == status, (data, response.text)
+        assert message in response.text and "Traceback" not in response.text
+        assert response.headers["content-type"].startswith("text/plain")
+    raw = [
+        (b"a=1&a=2", "application/x-www-form-urlencoded", 400, "given twice"),
+        (b"&".join(b"f%d=1" % i for i in range(100)), "application/x-www-form-urlencoded", 400,
+         "malformed form"),
+        (b"x" * 20_000, "application/x-www-form-urlencoded", 413, "too large"),
+        (b"\xff\xfe=1", "application/x-www-form-urlencoded", 400, "UTF-8"),
+        (b'{"answer": "yes"}', "application/json", 415, "expected a form"),
+    ]  # fmt: skip
+    for body, content_type, status, message in raw:
+        response = client.post(url, content=body, headers={"content-type": content_type})
+        assert response.status_code == status, (body[:30], response.text)
+        assert message in response.text
+    assert client.get(f"/r/{token}/items/notanumber").status_code == 404
+    assert client.get(f"/r/{token}/items/99999999").status_code == 404
+    assert client.get("/nowhere").text == "not found\n"
+    assert client.put(url).status_code == 405
+    assert _rows(study) == []
+
+
+def test_a_binary_question_takes_only_yes_or_no(study: Path, client: TestClient) -> None:
+    [token, _], _ = tokens(study)
+    with sqlite3.connect(study) as connection:
+        binary = connection.execute(
+            "SELECT a.item_id FROM assignments a JOIN items i ON i.id = a.item_id "
+            'WHERE a.rater_id = 1 AND i.payload LIKE \'%"answer_kind": "binary"%\''
+        ).fetchone()
+    if binary is None:
+        pytest.skip("the sampled queue has no yes/no question")
+    url = f"/r/{token}/items/{binary[0]}"
+    csrf, submission = form_fields(client.get(url).text)
+    response = client.post(url, data={"csrf": csrf, "submission_id": submission, "answer": "maybe"})
+    assert response.status_code == 400 and "yes or no" in response.text
+    ok = client.post(
+        url,
+        data={"csrf": csrf, "submission_id": submission, "answer": "Yeah."},
+        follow_redirects=False,
+    )
+    assert ok.status_code == 303
+    with sqlite3.connect(study) as connection:
+        (stored,) = connection.execute("SELECT response FROM responses").fetchone()
+    assert json.loads(stored) == {"answer": "Yeah.", "normalized": "yes"}
+
+
+def test_a_server_fault_is_a_plain_500(study: Path, client: TestClient) -> None:
+    [token, _], _ = tokens(study)
+    with sqlite3.connect(study) as connection:
+        connection.execute("UPDATE items SET payload = 'not json'")
+    response = client.get(f"/r/{token}", follow_redirects=True)
+    assert response.status_code == 500
+    assert response.text.startswith("internal error") and "Traceback" not in response.text
+
+
+def test_answer_study_exports_a_human_column(
+    tmp_path: Path, bench: Path, study: Path, client: TestClient
+) -> None:
+    """End to end: answers through the app -> export -> `taskqa evaluate` shows Human."""
+    [first, second], admin = tokens(study)
+    truth = {q.id: q.question.answer for q in Benchmark(bench).questions("normal", "test")}
+    truth |= {q.id: q.question.answer for q in Benchmark(bench).questions("normal", "train")}
+    with sqlite3.connect(study) as connection:
+        keys = dict(connection.execute("SELECT id, key FROM items").fetchall())
+    for token in (first, second):
+        while True:
+            step = client.get(f"/r/{token}", follow_redirects=False)
+            if step.status_code != 303:
+                assert "You have finished" in step.text
+                break
+            url = step.headers["location"]
+            csrf, submission = form_fields(client.get(url).text)
+            answer = truth[keys[int(url.rsplit("/", 1)[1])]]
+            posted = client.post(
+                url,
+                data={"csrf": csrf, "submission_id": submission, "answer": answer.upper()},
+                follow_redirects=False,
+            )
+            assert posted.status_code == 303
+    progress = client.get(f"/admin/{admin}")
+    assert progress.status_code == 200 and "human.jsonl" in progress.text
+    download = client.get(f"/admin/{admin}/exports/human.jsonl")
+    assert download.status_code == 200
+    runner = CliRunner()
+    out = tmp_path / "exports"
+    result = runner.invoke(cli_app, ["studio", "export", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "human.jsonl").read_bytes() == download.content
+    lines = [json.loads(line) for line in download.text.splitlines()]
+    assert len(lines) == len({line["question_id"] for line in lines}) == 12  # 3 per category
+    raters = json.loads((out / "raters.json").read_text())
+    assert [r["catch_correct"] for r in raters["raters"]] == [2, 2]
+    assert not any(r["flagged"] for r in raters["raters"])
+    result = runner.invoke(
+        cli_app,
+        ["evaluate", "-b", str(bench), "-p", str(out / "human.jsonl"), "-o", str(tmp_path / "ev"),
+         "--resamples", "50"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "ev" / "results.json").read_text())
+    split_size = results["benchmark"]["questions"]
+    assert split_size > 12  # the study asked a sample of the split
+    human = next(m for m in results["models"] if m["name"] == "Human")
+    assert human["coverage"]["answered"] == 12
+    assert human["breakdowns"]["overall"]["all"]["correct"] == 12  # upper-cased answers count
+    # scored on its sample (EgoTaskQA's Human row), not on the split with the rest "missing"
+    assert human["scored_on"] == "answered" and human["questions_scored"] == 12
+    assert human["accuracy"] == 1.0
+    assert human["breakdowns"]["overall"]["all"]["questions"] == 12
+    assert human["breakdowns"]["overall"]["all"]["missing"] == 0
+    most_likely = next(m for m in results["models"] if m["name"] == "most-likely")
+    assert most_likely["scored_on"] == "split" and most_likely["questions_scored"] == split_size
+    [pair] = results["comparisons"]
+    assert pair["questions"] == 12  # compared on the questions both were scored on
+    assert "Human: 100.00%" in result.output
+    assert "scored on the 12 questions its file answers" in result.output
+    report = (tmp_path / "ev" / "report.md").read_text()
+    assert "| category | questions | most-likely | Human |" in report
+    assert f"**Human was scored on 12 of the split's {split_size} questions**" in report
+    assert "not comparable question-for-question" in report
+    assert f"| 12 of {split_size}: the questions its file answers |" in report
+
+
+def test_catch_failures_flag_the_rater(study: Path, client: TestClient, tmp_path: Path) -> None:
+    [first, _], admin = tokens(study)
+    while True:
+        step = client.get(f"/r/{first}", follow_redirects=False)
+        if step.status_code != 303:
+            break
+        url = step.headers["location"]
+        html = client.get(url).text
+        csrf, submission = form_fields(html)
+        answer = "no" if 'value="yes"' in html else "zzz"
+        client.post(url, data={"csrf": csrf, "submission_id": submission, "answer": answer})
+    page = client.get(f"/admin/{admin}").text
+    assert "flagged" in page
+    files = CliRunner().invoke(cli_app, ["studio", "export", str(study), "-o", str(tmp_path)])
+    assert files.exit_code == 0
+    meta = json.loads((tmp_path / "human.meta.json").read_text())
+    assert meta["flagged_raters_left_out"] == ["rater-01"]
+    assert (tmp_path / "human.jsonl").read_text() == ""  # the only answers were the flagged rater's
+
+
+def test_serve_without_the_studio_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    from typer.testing import CliRunner
+
+    from taskqa.cli import app
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a)
+    )
+    result = CliRunner().invoke(app, ["studio", "serve", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "✗ taskqa studio: needs uvicorn, part of the studio extra: pip install 'taskqa[studio]'"
+    )
