@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO := out/demo
 DEMO_EPISODES ?= 150
 
-.PHONY: demo test lint setup clean bench
+.PHONY: demo test lint setup clean bench browser
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +39,14 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
 
-test: lint
+test: lint browser
 	$(BIN)/pytest -q
+
+# Debian's Chromium for the studio's browser test (tests/test_studio_browser.py drives it with
+# Playwright; no browser is downloaded). Installs it when missing and we are root on Debian.
+browser:
+	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null \
+	  || (apt-get update && apt-get install -y chromium)
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_simulate.py

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from problem_text import by_name
 from taskqa.model import ErrorTag, Recording, Source, TaskGraph
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.sources.captaincook4d import (
@@ -139,7 +140,7 @@ def write_release(root: Path, edit: Callable[[dict[str, Json]], None] | None = N
 
 
 def messages(problems: list[Problem]) -> list[str]:
-    return [str(p) for p in problems]
+    return [by_name(p) for p in problems]
 
 
 def read_problems(root: Path) -> list[str]:
@@ -262,10 +263,10 @@ def test_truncated_json_is_reported_by_file(tmp_path: Path) -> None:
     path = root / "annotation_json" / "error_annotations.json"
     path.write_text(path.read_text()[:500])
     (problem,) = validate_captaincook4d_file(path)
-    assert problem.file == "error_annotations.json" and problem.location == ""
-    assert problem.message.startswith("invalid JSON at line")
+    assert problem.file == str(path) and problem.location == ""  # the path as given
+    assert problem.message.startswith("invalid JSON: Expecting")
     assert problem.message.endswith("(the file looks truncated)")
-    assert read_problems(root) == [str(problem)]
+    assert read_problems(root) == [by_name(problem)]
 
 
 def test_wrong_types_and_missing_fields(tmp_path: Path) -> None:

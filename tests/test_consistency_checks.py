@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from problem_text import by_name
 from taskqa.corpus import RECORDINGS
 from taskqa.problems import InvalidInputError
 from taskqa.simulation.domain import load_domain, parse_domain
@@ -47,7 +48,7 @@ def test_a_broken_state_chain_is_reported(small_corpus_dir: Path, tmp_path: Path
         before["openness"] = "closed"
 
     edited = _edit(small_corpus_dir, tmp_path, close_the_fridge_too_early)
-    messages = [str(p) for p in validate_corpus(edited)]
+    messages = [by_name(p) for p in validate_corpus(edited)]
     r, a, t = spot["at"]
     prefix = f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].before"
     assert any(
@@ -74,7 +75,7 @@ def test_an_effect_that_did_not_happen_is_reported(small_corpus_dir: Path, tmp_p
         f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].after.attributes.shape: "
         "orange is 'whole' after 'cut'; its effects give 'part'"
     )
-    assert expected in [str(p) for p in validate_corpus(edited)]
+    assert expected in [by_name(p) for p in validate_corpus(edited)]
 
 
 def test_a_wrong_type_in_a_corpus_gives_its_record_path(
@@ -83,7 +84,7 @@ def test_a_wrong_type_in_a_corpus_gives_its_record_path(
     def bad_time(records: list[dict[str, Any]]) -> None:
         records[2]["actions"][1]["start"] = "soon"
 
-    problems = [str(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, bad_time))]
+    problems = [by_name(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, bad_time))]
     assert problems == [
         "recordings.jsonl[2].actions[1].start: Input should be a valid number, unable to parse "
         'string as a number (got "soon")'
@@ -99,7 +100,7 @@ def test_domain_files_are_checked_with_paths() -> None:
     )
     with pytest.raises(InvalidInputError) as caught:
         parse_domain(broken, "household.yaml")
-    messages = [str(p) for p in caught.value.problems]
+    messages = [by_name(p) for p in caught.value.problems]
     assert (
         'household.yaml.tasks["make-juice"].steps["cut-fruit"].actions[0]: '
         "unknown object 'spork' in room 'kitchen'"
@@ -138,7 +139,7 @@ def test_failed_and_partial_actions_are_checked_against_their_outcome(
         r, a, _ = spot["get"] = _find(records, "get", "fridge")
         records[r]["actions"][a]["outcome"] = "failed"
 
-    messages = [str(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, misreport))]
+    messages = [by_name(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, misreport))]
     r, a, t = spot["open"]
     assert (
         f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].after.attributes.openness: "
@@ -171,7 +172,7 @@ def test_the_initial_state_starts_each_objects_chain(
         spot["missing"] = records[1]["actions"][0]["transitions"][0]["entity"]
         del records[1]["initial_state"][spot["missing"]]
 
-    messages = [str(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, drift))]
+    messages = [by_name(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, drift))]
     a, t = spot["at"]
     assert (
         f"recordings.jsonl[0].actions[{a}].transitions[{t}].before.attributes.openness: "

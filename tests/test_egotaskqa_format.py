@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from problem_text import by_name
 from taskqa.model import (
     ATTRIBUTE_VALUES,
     MULTI_AGENT_RELATIONS,
@@ -209,7 +210,7 @@ def write_and_load(tmp_path: Path, *recordings: Recording) -> tuple[Path, dict[s
 
 
 def problem_lines(path: Path) -> list[str]:
-    return [str(p) for p in validate_egotaskqa(path)]
+    return [by_name(p) for p in validate_egotaskqa(path)]
 
 
 # -- round trips --------------------------------------------------------------------------------
@@ -425,7 +426,7 @@ def test_writer_lists_every_recording_it_cannot_write(tmp_path: Path) -> None:
     folder = tmp_path / "out"
     with pytest.raises(InvalidInputError) as raised:
         write_egotaskqa([good, crowd, lonely, good], folder)
-    assert [str(p) for p in raised.value.problems] == [
+    assert [by_name(p) for p in raised.value.problems] == [
         "recordings[1].agents: EgoTaskQA files hold at most two people (P1, P2); got 3: P1, P2, P3",
         "recordings[2].actions[0].slots: 'P2' names a person in EgoTaskQA files but is not "
         "an agent of this recording",
@@ -598,7 +599,7 @@ def test_truncated_parsed_json(tmp_path: Path) -> None:
     text = (folder / PARSED).read_text()
     (folder / PARSED).write_text(text[: text.index("},{", len(text) // 2) + 2])
     [line] = problem_lines(folder)
-    assert line.startswith("parsed.json: invalid JSON at line 1, column ")
+    assert line.startswith("parsed.json: invalid JSON: Expecting value at line 1, column ")
     assert line.endswith("(the file looks truncated)")
 
 
@@ -631,7 +632,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as raised:
         read_egotaskqa(folder)
     prefix = 'parsed.json["27k-22-11-2"].all_segments'
-    assert [str(p) for p in raised.value.problems] == [
+    assert [by_name(p) for p in raised.value.problems] == [
         f"{prefix}[0][2][0].type: missing",
         f"{prefix}[0][2][2].state.shape: expected one of whole, part, diced, fluid, N/A, "
         'unknow (got "yes")',
@@ -674,7 +675,7 @@ def test_broken_side_files(tmp_path: Path) -> None:
         '>= 0 (got "100")',
         'per_act_intervals.json["27k-22-11-2"].P2[0]: expected 4 entries: action string, start, '
         "end, task (got 2)",
-        "metadata/lengths.json: invalid JSON at line 1, column 27: Expecting ',' delimiter "
+        "lengths.json: invalid JSON: Expecting ',' delimiter at line 1, column 27 "
         "(the file looks truncated)",
         'taskqa_meta.json.recordings["27k-22-11-2"].actions: has 3 entries; parsed.json has 4 '
         "blocks for this video (one entry per block expected)",

@@ -187,3 +187,84 @@ def test_sentence_embedding_classifier(benchmark_dir: Path) -> None:
     right = sum(p == q.question.answer for p, q in zip(predicted, test, strict=True))
     assert right / len(test) > 0.3  # far above chance over ~100 answers
     assert set(predicted) <= {q.question.answer for q in train}
+
+
+def _sample_of(evaluated: Path, out: Path, meta: dict[str, object] | None) -> tuple[int, int]:
+    """Every 7th oracle line, the yes/no ones of the first 10 made wrong: (lines, right)."""
+    lines = [json.loads(line) for line in (evaluated / "oracle.jsonl").read_text().splitlines()]
+    chosen = lines[::7]
+    right = len(chosen)
+    for line in chosen[:10]:
+        if line["prediction"] in ("yes", "no"):
+            line["prediction"] = "no" if line["prediction"] == "yes" else "yes"
+            right -= 1
+    out.write_text("".join(json.dumps(line) + "\n" for line in chosen))
+    if meta is not None:
+        out.with_name(out.name.removesuffix(".jsonl") + ".meta.json").write_text(json.dumps(meta))
+    return len(chosen), right
+
+
+def test_a_sampled_file_is_scored_on_the_questions_it_answers(
+    evaluated: Path, benchmark_dir: Path, tmp_path: Path
+) -> None:
+    """A human study asks a sample: with "scored_on": "answered" the questions nobody was asked
+    are left out of its score (and said to be), instead of counting as wrong."""
+    sample = tmp_path / "people.jsonl"
+    asked, right = _sample_of(evaluated, sample, {"report_name": "People",
+                                                  "scored_on": "answered"})  # fmt: skip
+    plain = tmp_path / "plain.jsonl"
+    _sample_of(evaluated, plain, None)
+    assert right < asked  # some answers really are wrong
+    args = ["evaluate", "-b", str(benchmark_dir), "-o", str(tmp_path / "r"), "--resamples", "50",
+            "-p", str(evaluated / "oracle.jsonl"), "-p", str(sample), "-p", str(plain),
+            "--strict"]  # fmt: skip
+    result = runner.invoke(_app(), args)
+    # --strict still fails, for the plain file's missing questions only
+    assert result.exit_code == 1
+    assert "warning: plain:" in result.output and "warning: People" not in result.output
+    assert f"scored on the {asked} questions its file answers" in result.output
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    split_size = results["benchmark"]["questions"]
+    models = {m["name"]: m for m in results["models"]}
+    people, plain_run = models["People"], models["plain"]
+    assert people["scored_on"] == "answered" and people["questions_scored"] == asked
+    assert people["accuracy"] == pytest.approx(right / asked, abs=1e-6)  # rounded to 6 places
+    assert plain_run["scored_on"] == "split" and plain_run["questions_scored"] == split_size
+    assert plain_run["accuracy"] == pytest.approx(right / split_size, abs=1e-6)  # unasked: missing
+    overall = people["breakdowns"]["overall"]["all"]
+    assert overall["questions"] == asked and overall["missing"] == 0
+    low, high = overall["ci95"]
+    assert low <= right / asked <= high
+    # every per-category cell is over the sampled questions; a category without any is empty
+    types = people["breakdowns"]["template"]
+    assert sum(cell["questions"] for cell in types.values()) == asked
+    assert any(cell["accuracy"] is None for cell in types.values())
+    pairs = {(c["first"], c["second"]): c for c in results["comparisons"]}
+    oracle_vs_people = pairs[("oracle", "People")]
+    assert oracle_vs_people["questions"] == asked  # only the questions both were scored on
+    assert oracle_vs_people["only_first_correct"] == asked - right
+    assert oracle_vs_people["accuracy_first"] == 1.0
+    assert pairs[("oracle", "plain")]["questions"] == split_size
+    markdown = (tmp_path / "r" / "report.md").read_text()
+    assert f"**People was scored on {asked} of the split's {split_size:,} questions**" in markdown
+    assert "not comparable question-for-question" in markdown
+    assert f"| {asked} of {split_size:,}: the questions its file answers |" in markdown
+    assert f"| {split_size:,}: the whole split |" in markdown
+
+
+def test_a_bad_scored_on_is_refused(evaluated: Path, benchmark_dir: Path, tmp_path: Path) -> None:
+    sample = tmp_path / "people.jsonl"
+    _sample_of(evaluated, sample, {"scored_on": "asked"})
+    args = ["evaluate", "-b", str(benchmark_dir), "-o", str(tmp_path / "r"), "-p", str(sample)]
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 1
+    assert 'people.meta.json.scored_on: expected "split" or "answered", got "asked"' in (
+        result.output
+    )
+    assert not (tmp_path / "r").exists()
+    unknown = tmp_path / "unknown.jsonl"
+    unknown.write_text('{"question_id": "not-in-the-split", "prediction": "yes"}\n')
+    (tmp_path / "unknown.meta.json").write_text('{"scored_on": "answered"}')
+    result = runner.invoke(_app(), [*args[:-1], str(unknown)])
+    assert result.exit_code == 1
+    assert 'scored_on is "answered" but no line answers a question of the split' in result.output

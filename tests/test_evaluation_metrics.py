@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import test_evaluation_fixture
+from problem_text import by_name
 from taskqa.evaluation.benchmark import Benchmark
 from taskqa.evaluation.evaluate import evaluate, results_json
 from taskqa.evaluation.metrics import (
@@ -71,9 +72,9 @@ def test_malformed_lines_name_file_line_and_field(benchmark_dir: Path, tmp_path:
     )
     with pytest.raises(InvalidInputError) as caught:
         read_predictions(path, table)
-    found = [str(p) for p in caught.value.problems]
+    found = [by_name(p) for p in caught.value.problems]
     assert found == [
-        "bad.jsonl[1]: invalid JSON (line 2) at column 36: Expecting value",
+        "bad.jsonl[1]: invalid JSON: Expecting value at line 2, column 36",
         "bad.jsonl[2].question_id: expected a non-empty string (line 3), got 7",
         "bad.jsonl[3].prediction: missing (line 4)",
         'bad.jsonl[4].prediction: expected a string or null (line 5), got ["yes"]',

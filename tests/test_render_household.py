@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from problem_text import by_name
 from taskqa.cli import app
 from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, Recording, RelationKind
 from taskqa.render.models import load_look
@@ -173,7 +174,7 @@ def test_render_command_points_videos_and_validate_checks_them(corpus: Path) -> 
     write_mp4(wrong, [np.zeros((64, 64, 3), np.uint8)] * 3, 0.5)
     result = runner.invoke(app, ["validate", str(corpus)])
     assert result.exit_code == 1
-    problems = [str(p) for p in validate_path(corpus)[1]]
+    problems = [by_name(p) for p in validate_path(corpus)[1]]
     assert problems == [
         f"recordings.jsonl[0].videos[0].uri: video file {first} not found; expected a file relative to the corpus folder",
         f"recordings.jsonl[1].videos[{len(rendered[1]['videos']) - 1}].uri: "

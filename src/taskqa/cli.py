@@ -8,15 +8,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from taskqa import __version__
+from taskqa.data.resolve import data_paths
+from taskqa.execution.base import ExecutorKind
+from taskqa.execution.options import (
+    ExecutorOption,
+    RayAddressOption,
+    ResumeOption,
+    execution,
+    reported,
+)
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console, errors, fail, print_problems, progress
+from taskqa.terminal import GuardedTyper, console, errors, fail, print_problems, progress
 
 if TYPE_CHECKING:  # the model (and networkx) load only for the commands that use them
     from taskqa.model import Recording
 
-app = typer.Typer(
+app = GuardedTyper(
     name="taskqa",
     help=(
         "Build diagnostic benchmarks from annotated recordings of goal-oriented tasks.\n\n"
@@ -69,8 +79,12 @@ def simulate(
     ] = False,
     fps: Annotated[float, typer.Option(help="With --render: frames per second.")] = 2.0,
     size: Annotated[str, typer.Option(help="With --render: 224 or WIDTHxHEIGHT.")] = "224",
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
+    from taskqa.execution import journal_beside
     from taskqa.simulation.config import load_config
     from taskqa.simulation.corpus import simulate_corpus_lines, write_simulated_lines
     from taskqa.simulation.domain import load_domain
@@ -80,10 +94,17 @@ def simulate(
         settings = load_config(config, episodes=episodes, seed=seed)
     except InvalidInputError as error:
         raise _fail(error) from None
-    with progress() as bars:
+    with reported(), progress() as bars:
         task = bars.add_task("simulating", total=settings.episodes)
         try:
-            lines = simulate_corpus_lines(settings, world, workers, lambda n: bars.advance(task, n))
+            lines = simulate_corpus_lines(
+                settings,
+                world,
+                workers,
+                lambda n: bars.advance(task, n),
+                execution(executor, workers, ray_address, resume),
+                journal_beside(out),
+            )
         except InvalidInputError as error:
             raise _fail(error) from None
     manifest = write_simulated_lines(out, settings, lines, world)
@@ -94,12 +115,18 @@ def simulate(
     if render:
         from taskqa.render.cli import render_into_corpus
 
-        render_into_corpus(out, None, fps, size, "first,third", False, workers)
+        run = execution(executor, workers, ray_address, resume)
+        render_into_corpus(out, None, fps, size, "first,third", False, workers, execution=run)
 
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to check.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Files or folders to check (data:NAME: a cached file).", callback=data_paths
+        ),
+    ],
 ) -> None:
     """Check annotation files and corpora, reporting every problem found.
 
@@ -115,10 +142,10 @@ def validate(
         kind, problems = validate_path(path)
         if problems:
             failed = True
-            errors.print(f"[bold red]{path}[/] ({kind}): {len(problems)} problem(s)")
+            errors.print(f"[bold red]{escape(str(path))}[/] ({kind}): {len(problems)} problem(s)")
             print_problems(problems)
         else:
-            console.print(f"[green]✓[/green] {path} ({kind}): valid", highlight=False)
+            console.print(f"[green]✓[/green] {escape(str(path))} ({kind}): valid", highlight=False)
     if failed:
         raise typer.Exit(code=1)
 
@@ -184,12 +211,12 @@ def _pick_recording(recordings: list[Recording], wanted: str | None, source: Pat
         return recordings[0]
     if wanted is None:
         raise _fail(
-            InvalidInputError([Problem(source.name, "", "several recordings; pass --recording ID")])
+            InvalidInputError([Problem(str(source), "", "several recordings; pass --recording ID")])
         )
     for candidate in recordings:
         if candidate.id == wanted:
             return candidate
-    raise _fail(InvalidInputError([Problem(source.name, "", f"no recording with id {wanted!r}")]))
+    raise _fail(InvalidInputError([Problem(str(source), "", f"no recording with id {wanted!r}")]))
 
 
 @app.command()
@@ -209,9 +236,13 @@ def generate(
     indirect: Annotated[
         bool, typer.Option(help="Also refer to actions indirectly (the first action, ...).")
     ] = True,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Generate every question of every template on every clip (EgoTaskQA style)."""
     from taskqa.convert import read_recordings
+    from taskqa.execution import journal_beside
     from taskqa.questions.clips import ClipConfig
     from taskqa.questions.generate import (
         GenerationConfig,
@@ -232,18 +263,24 @@ def generate(
         obfuscation=obfuscation,
         indirect=indirect,
     )
-    with progress() as bars:
+    run = execution(executor, workers, ray_address, resume)
+    with reported(), progress() as bars:
         task = bars.add_task("generating", total=len(recordings))
-        summary = generate_file(
-            recordings,
-            chosen,
-            out,
-            config,
-            verb_templates,
-            workers,
-            lambda n: bars.advance(task, n),
-            domain=corpus_domain(corpus),
-        )
+        try:
+            summary = generate_file(
+                recordings,
+                chosen,
+                out,
+                config,
+                verb_templates,
+                workers,
+                lambda n: bars.advance(task, n),
+                domain=corpus_domain(corpus),
+                execution=run,
+                journal=journal_beside(out),
+            )
+        except InvalidInputError as error:
+            raise _fail(error) from None
     dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
     console.print(
         f"wrote {summary['counts'].get('questions', 0):,} questions to {out} "
@@ -291,10 +328,14 @@ def build(
             min=0.01, max=1.0, help="Most of a group's open questions one answer may answer."
         ),
     ] = 0.2,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Generate, balance and split into a benchmark folder with diagnostics (docs/balancing.md)."""
     from taskqa.benchmark.balance import BalanceConfig
     from taskqa.benchmark.build import BuildConfig, build_benchmark
+    from taskqa.execution import journal_beside
     from taskqa.questions.template import load_templates
 
     if disjoint not in ("none", "clip", "recording"):
@@ -310,7 +351,7 @@ def build(
     config = BuildConfig.model_validate({"seed": seed, "balance": balancing, "disjoint": disjoint})
     try:
         chosen = load_templates(templates)
-        with console.status("building") as status:
+        with reported(), console.status("building") as status:
             manifest = build_benchmark(
                 corpus,
                 out,
@@ -319,6 +360,8 @@ def build(
                 workers,
                 lambda message: status.update(message),
                 candidates,
+                execution(executor, workers, ray_address, resume),
+                journal_beside(out),
             )
     except InvalidInputError as error:
         raise _fail(error) from None
@@ -427,7 +470,8 @@ def convert(
     source: Annotated[
         Path,
         typer.Argument(
-            help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder."
+            help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder.",
+            callback=data_paths,
         ),
     ],
     to: Annotated[Format, typer.Option("--to", help="Output format.")],
@@ -499,7 +543,13 @@ app.add_typer(render_app, name="render")
 from taskqa.procedural.cli import app as procedural_app  # noqa: E402
 
 app.add_typer(procedural_app, name="procedural")
+from taskqa.data.cli import app as data_app  # noqa: E402
+
+app.add_typer(data_app, name="data")
 from taskqa.evaluation.cli import baseline_command, evaluate_command  # noqa: E402
 
 app.command("evaluate")(evaluate_command)
 app.command("baseline")(baseline_command)
+from taskqa.studio.cli import app as studio_app  # noqa: E402
+
+app.add_typer(studio_app, name="studio")

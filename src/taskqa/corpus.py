@@ -6,7 +6,6 @@ the same recordings always serialize to the same bytes. ``corpus.json`` says wha
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
 from taskqa.model import Recording
-from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
+from taskqa.problems import (
+    InvalidInputError,
+    Problem,
+    load_json,
+    parse_json,
+    problems_from_validation_error,
+    shorten,
+)
 
 MANIFEST = "corpus.json"
 RECORDINGS = "recordings.jsonl"
 FORMAT_VERSION = 1
+MAX_PROBLEMS = 200  # problems listed before reading stops: a broken file has one per line
 
 
 class CorpusManifest(BaseModel):
@@ -76,38 +83,94 @@ def is_corpus(path: Path) -> bool:
 
 
 def read_manifest(directory: Path) -> CorpusManifest:
-    raw = load_json(directory / MANIFEST)
+    if directory.exists() and not directory.is_dir():
+        message = "is a file; expected a corpus folder holding corpus.json and recordings.jsonl"
+        raise InvalidInputError([Problem(str(directory), "", message)])
+    if not directory.exists():
+        raise InvalidInputError([Problem(str(directory), "", "no such corpus folder")])
+    file = directory / MANIFEST
+    raw = load_json(file)
     try:
-        return CorpusManifest.model_validate(raw)
+        manifest = CorpusManifest.model_validate(raw)
     except ValidationError as error:
-        raise InvalidInputError(problems_from_validation_error(MANIFEST, [], error)) from None
+        raise InvalidInputError(problems_from_validation_error(str(file), [], error)) from None
+    problems = []
+    if manifest.format != "taskqa-corpus":
+        problems.append(
+            Problem.at(file, ["format"], f"{shorten(manifest.format)!r}; expected 'taskqa-corpus'")
+        )
+    if not 1 <= manifest.format_version <= FORMAT_VERSION:
+        problems.append(
+            Problem.at(
+                file,
+                ["format_version"],
+                f"{manifest.format_version}; this taskqa reads versions 1 to {FORMAT_VERSION}",
+            )
+        )
+    if problems:
+        raise InvalidInputError(problems)
+    return manifest
 
 
 def read_corpus(directory: Path) -> list[Recording]:
-    """Read every recording, collecting all problems before raising."""
-    read_manifest(directory)
+    """Read every recording, collecting all problems before raising.
+
+    Beyond each record's own shape: recording ids are unique and the counts the manifest
+    declares match the file, so that every later command can rely on both."""
+    manifest = read_manifest(directory)
     path = directory / RECORDINGS
+    file = str(path)
     if not path.is_file():
-        raise InvalidInputError([Problem(RECORDINGS, "", "file not found")])
+        raise InvalidInputError([Problem(file, "", "file not found")])
     recordings: list[Recording] = []
     problems: list[Problem] = []
-    with path.open(encoding="utf-8") as stream:
+    first_line: dict[str, int] = {}
+    with path.open("rb") as stream:
         for index, line in enumerate(stream):
             if not line.strip():
                 continue
             try:
-                payload = json.loads(line)
-            except json.JSONDecodeError as error:
+                payload = parse_json(line.rstrip(b"\r\n"), file, [index], line=index + 1)
+                recording = Recording.model_validate(payload)
+            except InvalidInputError as error:
+                problems.extend(error.problems)
+                continue
+            except ValidationError as error:
+                problems.extend(problems_from_validation_error(file, [index], error))
+                continue
+            earlier = first_line.setdefault(recording.id, index)
+            if earlier != index:
                 problems.append(
                     Problem.at(
-                        RECORDINGS, [index], f"invalid JSON on line {index + 1}: {error.msg}"
+                        file,
+                        [index, "id"],
+                        f"{shorten(recording.id)!r} repeats the id of line {earlier + 1}; "
+                        "expected unique recording ids",
                     )
                 )
-                continue
-            try:
-                recordings.append(Recording.model_validate(payload))
-            except ValidationError as error:
-                problems.extend(problems_from_validation_error(RECORDINGS, [index], error))
+            recordings.append(recording)
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    if not problems:
+        problems += _count_problems(manifest, recordings, directory / MANIFEST)
+    if not problems and not recordings:
+        problems.append(Problem(file, "", "holds no recordings; expected one JSON object per line"))
     if problems:
         raise InvalidInputError(problems)
     return recordings
+
+
+def _count_problems(
+    manifest: CorpusManifest, recordings: list[Recording], file: Path
+) -> list[Problem]:
+    actions = sum(len(r.actions) for r in recordings)
+    problems = []
+    for field, declared, found in (
+        ("recordings", manifest.recordings, len(recordings)),
+        ("actions", manifest.actions, actions),
+    ):
+        if field in manifest.model_fields_set and declared != found:
+            problems.append(
+                Problem.at(file, [field], f"{declared}; recordings.jsonl holds {found}")
+            )
+    return problems

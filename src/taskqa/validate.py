@@ -7,6 +7,7 @@ from pathlib import Path
 
 from taskqa.checks.continuity import check_continuity
 from taskqa.checks.domain_rules import check_against_domain
+from taskqa.checks.references import check_references
 from taskqa.checks.videos import check_videos
 from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
 from taskqa.problems import InvalidInputError, Problem
@@ -19,7 +20,7 @@ Validator = Callable[[Path], list[Problem]]
 def validate_path(path: Path) -> tuple[str, list[Problem]]:
     """Return what ``path`` was recognised as and every problem found in it."""
     if not path.exists():
-        return "missing", [Problem(path.name, "", "no such file or folder")]
+        return "missing", [Problem(str(path), "", "no such file or folder")]
     for kind, detect, validate in _formats():
         if detect(path):
             return kind, validate(path)
@@ -59,8 +60,8 @@ def _validate_domain(path: Path) -> list[Problem]:
 
 
 def validate_corpus(directory: Path) -> list[Problem]:
-    """Shape, then state continuity, then (for simulated corpora) the domain's action rules,
-    then the video files the recordings reference."""
+    """Shape, then names that must resolve, then state continuity, then (for simulated
+    corpora) the domain's action rules, then the video files the recordings reference."""
     try:
         recordings = read_corpus(directory)
     except InvalidInputError as error:
@@ -73,9 +74,11 @@ def validate_corpus(directory: Path) -> list[Problem]:
         except InvalidInputError as error:
             return error.problems
     problems: list[Problem] = []
+    file = str(directory / RECORDINGS)
     for index, recording in enumerate(recordings):
-        problems += check_continuity(recording, RECORDINGS, [index])
+        problems += check_references(recording, file, [index])
+        problems += check_continuity(recording, file, [index])
         if domain is not None:
-            problems += check_against_domain(recording, domain, RECORDINGS, [index])
-        problems += check_videos(recording, directory, RECORDINGS, [index])
+            problems += check_against_domain(recording, domain, file, [index])
+        problems += check_videos(recording, directory, file, [index])
     return problems

@@ -28,7 +28,9 @@ from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
 from taskqa.convert import read_recordings
 from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
+from taskqa.execution import Execution
 from taskqa.model import Recording, VideoRef
+from taskqa.problems import InvalidInputError, Problem, load_json
 from taskqa.questions.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
 from taskqa.questions.template import Template, load_templates
@@ -58,6 +60,8 @@ def build_benchmark(
     workers: int = 1,
     on_stage: Stage | None = None,
     candidates_file: Path | None = None,
+    execution: Execution | None = None,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
     """Build the benchmark folder ``out`` from ``corpus``; return its manifest.
 
@@ -74,13 +78,36 @@ def build_benchmark(
             say(f"generating candidates from {len(recordings)} recordings")
             candidates_file = stage / ".candidates.jsonl"
             summary = generate_file(
-                recordings, chosen, candidates_file, generation, verb_templates, workers
+                recordings,
+                chosen,
+                candidates_file,
+                generation,
+                verb_templates,
+                workers,
+                execution=execution,
+                journal=journal,
             )
         else:
-            summary = json.loads(summary_path(candidates_file).read_text(encoding="utf-8"))
+            if not summary_path(candidates_file).is_file():
+                message = (
+                    f"no {summary_path(candidates_file).name} beside it; expected the output of "
+                    "`taskqa generate`, which writes both"
+                )
+                raise InvalidInputError([Problem(str(candidates_file), "", message)])
+            summary = load_json(summary_path(candidates_file))
         say("balancing")
         candidates = read_candidates(candidates_file, balancing.with_reference)
+        if not candidates.ids:
+            # refused here, before an empty benchmark reaches baselines and exports
+            raise InvalidInputError(
+                [Problem(str(corpus), "", "no question could be generated from these recordings")]
+            )
         balanced = balance(candidates, balancing)
+        if not balanced.rows:
+            message = f"balancing kept none of {len(candidates.ids):,} candidate questions"
+            if balancing.balance_by != "type":
+                message += "; too few of them read alike to pair (try --balance-by type)"
+            raise InvalidInputError([Problem(str(corpus), "", message)])
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         say("splitting")
         assignments = {

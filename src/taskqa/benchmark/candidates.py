@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem
+from taskqa.problems import InvalidInputError, Problem, parse_json
 
 BINARY_ANSWERS = frozenset({"yes", "no"})
 FIELDS = (
@@ -120,11 +120,7 @@ def read_candidates(
 
 
 def _parse(path: Path, index: int, line: bytes) -> dict[str, object]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        message = f"not JSON ({error.msg}); expected a question record"
-        raise InvalidInputError([Problem.at(path, [index], message)]) from None
+    record = parse_json(line, path, [index], line=index + 1)
     if not isinstance(record, dict):
         raise InvalidInputError([Problem.at(path, [index], "expected a JSON object")])
     missing = [name for name in (*FIELDS, "clip", "recording") if name not in record]

@@ -35,6 +35,11 @@ TEXT_BASELINES = {
 }
 
 
+def type_label(kind: str) -> str:
+    """A ``$``-joined reasoning type as a report shows it: ``descriptive · world · change``."""
+    return kind.replace("$", " · ")
+
+
 def tags(record: Record) -> str:
     """The reasoning type of a record: EgoTaskQA's ``$``-joined tag string."""
     parts = [*record["types"], *record["scopes"]]  # type: ignore[misc]

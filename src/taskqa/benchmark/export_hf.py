@@ -90,6 +90,9 @@ def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
     title = name or bench.resolve().name
     csv_path = bench / "videos.csv"
     index = read_videos(csv_path, bench) if csv_path.is_file() else VideoIndex([])
+    splits = [bench / "splits" / f / f"{s}.jsonl" for f in FAMILIES for s in HF_SPLITS]
+    if all(next(_records(path), None) is None for path in splits if path.is_file()):
+        raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
     with staged_directory(out) as stage:
         rows_by_clip = videos_by_clip(index)
         cut = cut_clips(rows_by_clip.values(), stage / "videos")
@@ -114,7 +117,7 @@ def _manifest(bench: Path) -> dict[str, Any]:
     path = bench / MANIFEST
     if not path.is_file():
         message = "not a benchmark folder (no manifest.json); make one with `taskqa build`"
-        raise InvalidInputError([Problem(bench.name, "", message)])
+        raise InvalidInputError([Problem(str(bench), "", message)])
     data: dict[str, Any] = load_json(path)
     return data
 

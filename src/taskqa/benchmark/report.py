@@ -12,12 +12,13 @@ from matplotlib.figure import Figure as MplFigure
 
 from taskqa.benchmark.balance import top_share
 from taskqa.benchmark.candidates import category_tags
-from taskqa.benchmark.diagnostics import FLAG_POINTS, FLAG_QUESTIONS, TEXT_BASELINES
+from taskqa.benchmark.diagnostics import FLAG_POINTS, FLAG_QUESTIONS, TEXT_BASELINES, type_label
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
 TOP_TYPES = 20
 TOP_ANSWERS = 15
+LABELLED_SHARE = 0.08
 Distribution = Mapping[str, Mapping[str, int]]
 
 
@@ -153,7 +154,7 @@ def _distribution_table(before: Distribution, after: Distribution, alpha: float)
         total_after = sum(counts_after.values())
         rows.append(
             [
-                kind,
+                type_label(kind),
                 sum(counts_before.values()),
                 total_after,
                 100 * top_share(_open(counts_before), alpha),
@@ -188,17 +189,33 @@ def _distribution_figure(distribution: Distribution, title: str) -> MplFigure:
     palette = matplotlib.colormaps["tab20"]
     colors = [palette(index) for index in range(20)]
     for row, kind in enumerate(kinds):
-        counts = sorted(distribution[kind].values(), reverse=True)
-        total = sum(counts)
+        ranked = sorted(distribution[kind].items(), key=lambda item: (-item[1], item[0]))
+        total = sum(count for _, count in ranked)
         left = 0.0
-        for rank, count in enumerate(counts[:TOP_ANSWERS]):
-            axes.barh(row, count / total, left=left, color=colors[rank % 20], edgecolor="white")
-            left += count / total
+        for rank, (answer, count) in enumerate(ranked[:TOP_ANSWERS]):
+            share = count / total
+            axes.barh(row, share, left=left, color=colors[rank % 20], edgecolor="white")
+            if share >= LABELLED_SHARE:  # colours stand for ranks; wide segments say the answer
+                ink = "white" if rank % 2 == 0 else "black"  # tab20 alternates dark and light
+                axes.text(
+                    left + share / 2,
+                    row,
+                    answer[:24],
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color=ink,
+                )
+            left += share
         axes.barh(row, 1 - left, left=left, color="#dddddd")
-    axes.set_yticks(range(len(kinds)), [k.replace("$", " · ") for k in kinds], fontsize=7)
+    axes.set_yticks(range(len(kinds)), [type_label(k) for k in kinds], fontsize=7)
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
-    axes.set_xlabel(f"share of questions (top {TOP_ANSWERS} answers; grey: the rest)")
+    axes.set_xlabel(
+        f"share of questions; a colour is an answer's rank in its row (first: dark blue),\n"
+        f"the top {TOP_ANSWERS} answers drawn, grey: the rest; answers of "
+        f"{LABELLED_SHARE:.0%} or more named"
+    )
     axes.set_title(f"Answers per reasoning type, {title}")
     return figure
 

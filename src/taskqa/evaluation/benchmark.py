@@ -7,7 +7,6 @@ the folder's ``manifest.json``.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +15,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from taskqa.atomic import sha256_file
-from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
+from taskqa.problems import (
+    InvalidInputError,
+    Problem,
+    load_json,
+    parse_json,
+    problems_from_validation_error,
+)
 from taskqa.questions.generate import GenerationConfig
 from taskqa.questions.records import Question
 
@@ -62,7 +67,7 @@ class Benchmark:
     def __init__(self, root: Path) -> None:
         if not (root / "manifest.json").is_file():
             raise InvalidInputError(
-                [Problem(root.name, "", "not a benchmark folder (no manifest.json)")]
+                [Problem(str(root), "", "not a benchmark folder (no manifest.json)")]
             )
         self.root = root
         manifest = load_json(root / "manifest.json")
@@ -118,7 +123,7 @@ class Benchmark:
 def read_split(path: Path) -> list[SplitQuestion]:
     """Every question of a split file; a bad line raises with the file and its record path."""
     if not path.is_file():
-        raise InvalidInputError([Problem(path.name, "", f"split file not found: {path}")])
+        raise InvalidInputError([Problem(str(path), "", f"split file not found: {path}")])
     questions = []
     with path.open(encoding="utf-8") as stream:
         for index, line in enumerate(stream):
@@ -128,12 +133,7 @@ def read_split(path: Path) -> list[SplitQuestion]:
 
 
 def _split_question(file: str, index: int, line: str) -> SplitQuestion:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InvalidInputError(
-            [Problem.at(file, [index], f"invalid JSON (line {index + 1}): {error.msg}")]
-        ) from None
+    record = parse_json(line, file, [index], line=index + 1)
     if not isinstance(record, dict):
         raise InvalidInputError([Problem.at(file, [index], "expected a JSON object")])
     split = record.pop("split", "")

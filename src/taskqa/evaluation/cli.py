@@ -8,12 +8,16 @@ from typing import Annotated
 import typer
 
 from taskqa import terminal
-from taskqa.problems import InvalidInputError
+from taskqa.execution import ExecutorKind
+from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, errors
 
 
 def _fail(error: Exception) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {error}", highlight=False)
+    if isinstance(error, InvalidInputError):
+        return terminal.fail(error.problems)
+    errors.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
     return typer.Exit(code=1)
 
 
@@ -67,17 +71,25 @@ def _print_summary(results: dict[str, object]) -> bool:
         coverage = model["coverage"]
         overall = model["breakdowns"]["overall"]["all"]
         low, high = overall["ci95"]
+        # a file scored on the questions it answers (a human study's sample) misses none
+        sampled = model.get("scored_on") == "answered"
+        missing = 0 if sampled else coverage["missing_ids"]
+        where = (
+            f"scored on the {model['questions_scored']} questions its file answers, "
+            if sampled
+            else ""
+        )
         console.print(
             f"{model['name']}: {100 * overall['accuracy']:.2f}% "
             f"[{100 * (low or 0):.2f}, {100 * (high or 0):.2f}] "
-            f"(invalid {overall['invalid']}, missing {coverage['missing_ids']}, "
+            f"({where}invalid {overall['invalid']}, missing {missing}, "
             f"unknown ids {coverage['unknown_ids']}, duplicates {coverage['duplicate_ids']})",
             highlight=False,
         )
-        if coverage["missing_ids"] or coverage["unknown_ids"] or coverage["duplicate_ids"]:
+        if missing or coverage["unknown_ids"] or coverage["duplicate_ids"]:
             incomplete = True
             errors.print(
-                f"[yellow]warning:[/] {model['name']}: {coverage['missing_ids']} missing, "
+                f"[yellow]warning:[/] {model['name']}: {missing} missing, "
                 f"{coverage['unknown_ids']} unknown and {coverage['duplicate_ids']} duplicate ids "
                 f"(examples in results.json)",
                 highlight=False,
@@ -96,7 +108,13 @@ def baseline_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file to write (JSONL).")],
     split: Annotated[str, typer.Option(help="Split to answer, FAMILY/SPLIT.")] = "normal/test",
     flip: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="noisy-oracle: fact misreading rate P.")
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="noisy-oracle: share P of the annotations' state facts flipped before the "
+            "oracle's programs run (facts, not answers: P=0.1 still answers about 97% right).",
+        ),
     ] = 0.1,
     seed: Annotated[int, typer.Option(help="Seed of the noise / of the model's sampling.")] = 0,
     limit: Annotated[
@@ -129,6 +147,11 @@ def baseline_command(
     videos: Annotated[
         Path | None, typer.Option(help="chat: folder that relative paths in videos.csv start from.")
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="chat: processes sending request batches (ray: CPUs).")
+    ] = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Write a predictions file from a baseline or a model behind an OpenAI-compatible server."""
     from taskqa.evaluation.baselines.run import BaselineName, offline_predictions
@@ -146,6 +169,9 @@ def baseline_command(
         family, part = parse_split_name(split)
         bench = Benchmark(benchmark)
         questions = bench.questions(family, part)[:limit]
+        if not questions:
+            empty = bench.split_path(family, part)
+            raise InvalidInputError([Problem(str(empty), "", "holds no questions to predict")])
         if chosen is BaselineName.chat:
             from taskqa.evaluation.adapters.run import ChatSettings, run_chat
 
@@ -154,11 +180,15 @@ def baseline_command(
                 concurrency=concurrency, max_tokens=max_tokens, seed=seed, extract=extract,
                 cache=cache or out.with_name(out.name + ".cache.sqlite"), videos=videos,
             )  # fmt: skip
-            with terminal.progress(transient=False) as progress:
+            spread = None
+            if executor is not ExecutorKind.LOCAL or workers > 1:
+                spread = execution(executor, workers, ray_address)
+            with reported(), terminal.progress(transient=False) as progress:
                 task = progress.add_task("asking the model", total=len(questions))
                 run_chat(
-                    bench, split, questions, settings, out, lambda n: progress.advance(task, n)
-                )
+                    bench, split, questions, settings, out, lambda n: progress.advance(task, n),
+                    spread,
+                )  # fmt: skip
             console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
             return
         with terminal.progress(transient=False) as progress:

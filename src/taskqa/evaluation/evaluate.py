@@ -23,17 +23,25 @@ from taskqa.evaluation.metrics import (
 )
 from taskqa.evaluation.normalize import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
 from taskqa.evaluation.predictions import (
+    MISSING,
     Coverage,
     Predictions,
     outcomes_of,
     read_predictions,
 )
 from taskqa.evaluation.table import QuestionTable, build_table
-from taskqa.problems import load_json
+from taskqa.problems import InvalidInputError, Problem, load_json
 
 RESULTS_FORMAT = "taskqa-evaluation"
 RESULTS_FORMAT_VERSION = 1
 MOST_LIKELY = "most-likely"
+# What a model is scored on, from its meta file's "scored_on": every question of the split
+# (the default; a question without a line counts as missing, i.e. not correct), or only the
+# questions its file answers. The second is for a human study that asked a sample of the split
+# (EgoTaskQA's Human row is accuracy on the sampled questions): scored on the whole split, the
+# questions nobody was asked would count as wrong answers.
+SCORED_ON_SPLIT, SCORED_ON_ANSWERED = "split", "answered"
+SCORED_ON = (SCORED_ON_SPLIT, SCORED_ON_ANSWERED)
 
 
 @dataclass
@@ -45,6 +53,15 @@ class ModelRun:
     coverage: Coverage
     scores: GroupScores
     meta: dict[str, Any] = field(default_factory=dict)
+    # the questions it is scored on (scored_on "answered"); None: every question of the split
+    scored: NDArray[np.bool_] | None = None
+
+    @property
+    def scored_on(self) -> str:
+        return SCORED_ON_SPLIT if self.scored is None else SCORED_ON_ANSWERED
+
+    def questions_scored(self, table: QuestionTable) -> int:
+        return table.size if self.scored is None else int(self.scored.sum())
 
 
 @dataclass
@@ -58,14 +75,16 @@ class Evaluation:
 
 
 def model_names(paths: list[Path], names: list[str] | None) -> list[str]:
-    """The given names, else file stems made unique with a counter."""
+    """The given names, else the meta file's ``report_name`` (``taskqa studio`` labels its
+    exports "Human"), else file stems; made unique with a counter."""
     if names:
         if len(names) != len(paths):
             raise ValueError(f"{len(names)} names for {len(paths)} prediction files")
         return names
     chosen: list[str] = []
     for path in paths:
-        stem = path.name.removesuffix(".jsonl")
+        label = read_meta(path).get("report_name")
+        stem = label if isinstance(label, str) and label else path.name.removesuffix(".jsonl")
         name, n = stem, 2
         while name in chosen:
             name, n = f"{stem}-{n}", n + 1
@@ -86,6 +105,16 @@ def meta_path(predictions: Path) -> Path:
     return predictions.with_name(predictions.name.removesuffix(".jsonl") + ".meta.json")
 
 
+def scored_on(path: Path, meta: dict[str, Any]) -> str:
+    """The meta file's ``scored_on`` ("split" when absent), refused when it is anything else."""
+    value = meta.get("scored_on", SCORED_ON_SPLIT)
+    if value not in SCORED_ON:
+        expected = " or ".join(json.dumps(v) for v in SCORED_ON)
+        message = f"expected {expected}, got {json.dumps(value)}"
+        raise InvalidInputError([Problem.at(meta_path(path), ["scored_on"], message)])
+    return str(value)
+
+
 def evaluate(
     benchmark: Benchmark,
     split: str,
@@ -100,6 +129,10 @@ def evaluate(
     table = build_table(questions, benchmark.answers())
     weights = clip_weights(table, config)
     runs: list[ModelRun] = []
+    # a most-likely file for this split already is that column; a second copy would only repeat it
+    passed = [read_meta(path) for path in prediction_paths]
+    if any(m.get("baseline") == MOST_LIKELY and m.get("split") == split for m in passed):
+        with_most_likely = False
     if with_most_likely:
         predicted = most_likely_predictions(benchmark.questions(family, "train"), questions)
         outcomes = outcomes_of(predicted, table)
@@ -117,11 +150,28 @@ def evaluate(
     for name, path in zip(model_names(prediction_paths, names), prediction_paths, strict=True):
         runs.append(_run(name, read_predictions(path, table), table, weights, config))
     comparisons = [
-        compare((a.name, b.name), table, a.outcomes, b.outcomes, weights, config)
+        compare(
+            (a.name, b.name),
+            table,
+            a.outcomes,
+            b.outcomes,
+            weights,
+            config,
+            _both(a.scored, b.scored),
+        )  # fmt: skip
         for i, a in enumerate(runs)
         for b in runs[i + 1 :]
     ]
     return Evaluation(benchmark, split, table, config, runs, comparisons)
+
+
+def _both(
+    first: NDArray[np.bool_] | None, second: NDArray[np.bool_] | None
+) -> NDArray[np.bool_] | None:
+    """The questions two runs were both scored on (None: the whole split)."""
+    if first is None:
+        return second
+    return first if second is None else first & second
 
 
 def _run(
@@ -131,14 +181,22 @@ def _run(
     weights: NDArray[np.float64],
     config: BootstrapConfig,
 ) -> ModelRun:
+    meta = read_meta(predictions.path)
+    scored = None
+    if scored_on(predictions.path, meta) == SCORED_ON_ANSWERED:
+        scored = predictions.outcomes != MISSING
+        if not scored.any():
+            message = 'scored_on is "answered" but no line answers a question of the split'
+            raise InvalidInputError([Problem(str(predictions.path), "", message)])
     return ModelRun(
         name,
         str(predictions.path),
         predictions.sha256,
         predictions.outcomes,
         predictions.coverage,
-        score_groups(table, predictions.outcomes, weights, config),
-        read_meta(predictions.path),
+        score_groups(table, predictions.outcomes, weights, config, scored),
+        meta,
+        scored,
     )
 
 
@@ -168,6 +226,11 @@ def results_json(evaluation: Evaluation) -> dict[str, Any]:
             "invalid": "null, or a prediction outside the closed answer vocabulary",
             "missing": "no line for the question; scored as not correct",
             "denominator": "every question of the split (invalid and missing count as not correct)",
+            "scored_on_answered": (
+                'a model whose meta file says "scored_on": "answered" (a human study that '
+                "asked a sample) is scored only on the questions its file has a line for; its "
+                "questions_scored says how many, and comparisons with it use those questions"
+            ),
             "open_binary": {
                 "open_binary_structural": "open = structural query, binary = structural verify",
                 "open_binary_answer": "binary = the answer is yes or no, open = any other answer",
@@ -210,6 +273,8 @@ def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:
         "sha256": run.sha256,
         "meta": run.meta,
         "coverage": run.coverage.to_json(),
+        "scored_on": run.scored_on,
+        "questions_scored": run.questions_scored(table),
         "accuracy": breakdowns["overall"]["all"]["accuracy"],
         "breakdowns": breakdowns,
     }

@@ -53,24 +53,40 @@ def clip_weights(table: QuestionTable, config: BootstrapConfig) -> NDArray[np.fl
     return weights
 
 
-def cell_counts(table: QuestionTable, outcomes: NDArray[np.int8]) -> NDArray[np.int64]:
-    """Questions per (clip, group, outcome): one pass over the pairs, a (clips, groups, 4) array."""
-    codes = table.pair_cells * len(OUTCOMES) + outcomes[table.pair_questions]
+def cell_counts(
+    table: QuestionTable, outcomes: NDArray[np.int8], scored: NDArray[np.bool_] | None = None
+) -> NDArray[np.int64]:
+    """Questions per (clip, group, outcome): one pass over the pairs, a (clips, groups, 4) array.
+
+    ``scored`` (one flag per question) leaves the unflagged questions out of every count.
+    """
+    pairs = table.pair_questions
+    codes = table.pair_cells * len(OUTCOMES) + outcomes[pairs]
+    if scored is not None:
+        codes = codes[scored[pairs]]
     size = len(table.clips) * table.group_count * len(OUTCOMES)
     counts = np.bincount(codes, minlength=size)
     return counts.reshape(len(table.clips), table.group_count, len(OUTCOMES))
 
 
 def score_groups(
-    table: QuestionTable, outcomes: NDArray[np.int8], weights: FloatArray, config: BootstrapConfig
+    table: QuestionTable,
+    outcomes: NDArray[np.int8],
+    weights: FloatArray,
+    config: BootstrapConfig,
+    scored: NDArray[np.bool_] | None = None,
 ) -> GroupScores:
-    cells = cell_counts(table, outcomes).astype(np.float64)
+    """Scores per group; with ``scored``, over the flagged questions only (a group none of whose
+    questions is scored has no accuracy: NaN, not 0)."""
+    cells = cell_counts(table, outcomes, scored).astype(np.float64)
     per_clip_total = cells.sum(axis=2)
     per_clip_correct = cells[:, :, CORRECT]
     by_group = cells.sum(axis=0)
     total = per_clip_total.sum(axis=0)
     correct = by_group[:, CORRECT]
     accuracy = np.divide(correct, total, out=np.zeros(table.group_count), where=total > 0)
+    if scored is not None:
+        accuracy[total == 0] = np.nan
     low, high = interval(weights, per_clip_correct, per_clip_total, config.confidence)
     return GroupScores(
         total, correct, by_group[:, INVALID], by_group[:, MISSING], accuracy, low, high
@@ -127,23 +143,29 @@ def compare(
     second: NDArray[np.int8],
     weights: FloatArray,
     config: BootstrapConfig,
+    scored: NDArray[np.bool_] | None = None,
 ) -> Comparison:
-    """Two models on the same questions: McNemar's exact test and a paired clip bootstrap."""
-    a, b = first == CORRECT, second == CORRECT
+    """Two models on the same questions: McNemar's exact test and a paired clip bootstrap.
+
+    ``scored`` restricts both to the flagged questions (those both models were scored on)."""
+    keep = np.ones(table.size, dtype=bool) if scored is None else scored
+    a, b = (first == CORRECT) & keep, (second == CORRECT) & keep
     only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    count = int(keep.sum())
     per_clip_a = np.bincount(table.clip_codes, weights=a, minlength=len(table.clips))
     per_clip_b = np.bincount(table.clip_codes, weights=b, minlength=len(table.clips))
-    sizes = weights @ np.bincount(table.clip_codes, minlength=len(table.clips)).astype(np.float64)
+    per_clip = np.bincount(table.clip_codes, weights=keep, minlength=len(table.clips))
+    sizes = weights @ per_clip
     differences = (weights @ (per_clip_a - per_clip_b)) / np.where(sizes > 0, sizes, 1.0)
     tail = (1.0 - config.confidence) / 2.0
     low, high = np.quantile(differences, [tail, 1.0 - tail])
     return Comparison(
         first=names[0],
         second=names[1],
-        questions=table.size,
-        accuracy_first=float(a.mean()) if a.size else 0.0,
-        accuracy_second=float(b.mean()) if b.size else 0.0,
-        difference=float(a.mean() - b.mean()) if a.size else 0.0,
+        questions=count,
+        accuracy_first=float(a.sum() / count) if count else 0.0,
+        accuracy_second=float(b.sum() / count) if count else 0.0,
+        difference=float((a.sum() - b.sum()) / count) if count else 0.0,
         difference_low=float(low),
         difference_high=float(high),
         only_first_correct=only_a,

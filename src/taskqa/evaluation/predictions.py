@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from taskqa.evaluation.normalize import normalize_answer
 from taskqa.evaluation.table import QuestionTable
-from taskqa.problems import InvalidInputError, Problem
+from taskqa.problems import SURROGATE_ESCAPE, InvalidInputError, Problem, parse_json
 
 # Per-question outcome codes.
 WRONG, CORRECT, INVALID, MISSING = 0, 1, 2, 3
@@ -74,8 +74,12 @@ def read_predictions(path: Path, table: QuestionTable) -> Predictions:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise InvalidInputError([Problem(path.name, "", "file not found")]) from None
-    ids, values, coverage = _parse(path.name, data)
+        raise InvalidInputError([Problem(str(path), "", "file not found")]) from None
+    except IsADirectoryError:
+        raise InvalidInputError(
+            [Problem(str(path), "", "is a folder; expected a JSONL file")]
+        ) from None
+    ids, values, coverage = _parse(str(path), data)
     placed, first_lines = _place(ids, table, coverage)
     line_codes = _answer_codes(values, table)
     codes = np.full(table.size, MISSING_CODE, dtype=np.int64)
@@ -96,6 +100,11 @@ def _parse(file: str, data: bytes) -> tuple[list[str], list[str | None], Coverag
             [Problem(file, "", f"not UTF-8 text ({error.reason} at byte {error.start})")]
         ) from None
     lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        message = (
+            "no predictions; expected one JSON object per line with question_id and prediction"
+        )
+        raise InvalidInputError([Problem(file, "", message)])
     coverage = Coverage(lines=len(lines))
     fast = _parse_fast(lines)
     if fast is not None:
@@ -105,9 +114,12 @@ def _parse(file: str, data: bytes) -> tuple[list[str], list[str | None], Coverag
 
 def _parse_fast(lines: list[str]) -> tuple[list[str], list[str | None]] | None:
     """One C-level parse of the whole file; None when anything is off (the slow path says what)."""
+    text = "[" + ",".join(lines) + "]"
+    if SURROGATE_ESCAPE.search(text):
+        return None  # perhaps a lone surrogate, which parse_json refuses
     try:
-        records = json.loads("[" + ",".join(lines) + "]")
-    except json.JSONDecodeError:
+        records = json.loads(text)
+    except (RecursionError, ValueError):  # ValueError includes JSONDecodeError
         return None
     if len(records) != len(lines) or not all(type(r) is dict for r in records):
         return None  # a line held two values, or a value that is not an object
@@ -145,11 +157,9 @@ def _parse_line(
 ) -> tuple[str, str | None] | None:
     where = f"(line {index + 1})"
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        problems.append(
-            Problem.at(file, [index], f"invalid JSON {where} at column {error.colno}: {error.msg}")
-        )
+        record = parse_json(line, file, [index], line=index + 1)
+    except InvalidInputError as error:
+        problems.extend(error.problems)
         return None
     if not isinstance(record, dict):
         problems.append(Problem.at(file, [index], f"expected a JSON object {where}"))

@@ -9,7 +9,7 @@ import matplotlib.style
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from taskqa.evaluation.evaluate import Evaluation
+from taskqa.evaluation.evaluate import SCORED_ON_ANSWERED, Evaluation
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
@@ -36,6 +36,7 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
     models = results["models"]
     names = [m["name"] for m in models]
     bench = results["benchmark"]
+    sampled = [m for m in models if m.get("scored_on") == SCORED_ON_ANSWERED]
     report = Report(f"Evaluation on {bench['split']}")
     report.add(
         Paragraph(
@@ -43,9 +44,25 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
             f"sha256 {bench['manifest_sha256'][:16]}…; answer normalization version "
             f"{results['normalization']['version']}; taskqa {results['taskqa_version']}. "
             "Accuracy in percent; every question of the split is in the denominator (missing "
-            "and invalid answers count as not correct). Tags are multi-label: a question counts "
+            "and invalid answers count as not correct)"
+            + (", except in the columns of models scored on a sample (below)" if sampled else "")
+            + ". Tags are multi-label: a question counts "
             "in every type and scope it carries, so rows of one group do not add up."
         ),
+        Heading("Models"),
+        Table(
+            ["model", "what it is", "accuracy (%)", "scored on (questions)"],
+            [
+                [
+                    m["name"],
+                    describe_model(m["meta"]),
+                    _percent(m["accuracy"]),
+                    _scored_on(m, bench["questions"]),
+                ]
+                for m in models
+            ],
+        ),  # fmt: skip
+        *_sampled_note(sampled, bench["questions"]),
         Heading("Accuracy by category"),
         _grid(models, names),
         Paragraph(
@@ -73,6 +90,58 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
             )
     report.add(Heading("Per template"), _templates(models, names))
     return report
+
+
+# What each baseline is, in one sentence for the report: three of them read only the text.
+BASELINE_DESCRIPTIONS = {
+    "most-likely": "the most frequent train answer of the question's reasoning type; never "
+    "reads the question or the video",
+    "text-only": "a TF-IDF + logistic regression classifier trained on the train split's "
+    "question texts; never sees the video",
+    "text-embedding": "a logistic regression classifier on sentence embeddings of the question "
+    "text; never sees the video",
+    "oracle": "each question's program run on the annotations: the ceiling",
+    "chat": "a model behind an OpenAI-compatible server, given the clip's frames",
+    "human": "people answering in a `taskqa studio` study (the raters' majority answer, "
+    "raters who failed the catch trials left out)",
+}
+
+
+def describe_model(meta: dict[str, Any]) -> str:
+    """One sentence on what a prediction file's maker is, from its sidecar metadata."""
+    baseline = str(meta.get("baseline", ""))
+    if baseline == "noisy-oracle":
+        share = float(meta.get("flip", 0.0))
+        return (
+            f"the oracle's programs run on annotations in which {100 * share:.0f}% of the state "
+            "facts were flipped: how much the answers depend on annotation noise, not a model "
+            f"that gets {100 * share:.0f}% of the answers wrong (one flipped fact changes few "
+            "answers)"
+        )
+    return BASELINE_DESCRIPTIONS.get(baseline, str(meta.get("model", "predictions from a file")))
+
+
+def _scored_on(model: dict[str, Any], split_questions: int) -> str:
+    scored = int(model.get("questions_scored", split_questions))
+    if model.get("scored_on") == SCORED_ON_ANSWERED:
+        return f"{scored:,} of {split_questions:,}: the questions its file answers"
+    return f"{scored:,}: the whole split"
+
+
+def _sampled_note(sampled: list[dict[str, Any]], split_questions: int) -> list[Paragraph]:
+    """The plain warning a column scored on a sample needs: it is not the same test."""
+    return [
+        Paragraph(
+            f"**{m['name']} was scored on {m['questions_scored']:,} of the split's "
+            f"{split_questions:,} questions**, the ones its prediction file answers (its meta "
+            'file says `"scored_on": "answered"`, as a human study on a sample does), not on '
+            f"the whole split: its column is not comparable question-for-question with the "
+            "columns scored on the full split, its per-category cells are over the sampled "
+            "questions of each category, and its paired comparisons use only the questions "
+            "both models were scored on."
+        )
+        for m in sampled
+    ]
 
 
 def _caption(evaluation: Evaluation, name: str) -> str:
@@ -113,10 +182,11 @@ def _coverage(models: list[dict[str, Any]]) -> Table:
         cov = m["coverage"]
         rows.append(
             [m["name"], cov["lines"], cov["unknown_ids"], cov["duplicate_ids"],
-             cov["missing_ids"], total["invalid"], total["wrong"], total["correct"]]
+             cov["missing_ids"], total["invalid"], total["wrong"], total["correct"],
+             m.get("questions_scored", total["questions"])]
         )  # fmt: skip
     headers = ["model", "lines", "unknown ids", "duplicates", "missing", "invalid", "wrong",
-               "correct"]  # fmt: skip
+               "correct", "scored on"]  # fmt: skip
     return Table(headers, rows)
 
 
@@ -124,6 +194,7 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> Table:
     rows: list[list[str | float | int | None]] = [
         [
             f"{c['first']} - {c['second']}",
+            c["questions"],
             100 * c["difference"],
             f"{100 * c['difference_ci95'][0]:.1f} to {100 * c['difference_ci95'][1]:.1f}",
             c["only_first_correct"],
@@ -133,7 +204,7 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> Table:
         ]
         for c in comparisons
     ]
-    headers = ["pair", "difference (points)", "95% interval", "only first right",
+    headers = ["pair", "questions", "difference (points)", "95% interval", "only first right",
                "only second right", "McNemar exact p", "paired bootstrap p"]  # fmt: skip
     return Table(headers, rows)
 
@@ -164,7 +235,15 @@ def _bars(models: list[dict[str, Any]], breakdown: str) -> MplFigure:
     axes.set_xticks(positions + width * (len(models) - 1) / 2, groups, rotation=20, ha="right")
     axes.set_ylabel("accuracy (%)")
     axes.set_ylim(0, 100)
-    axes.legend(fontsize="small", ncols=min(4, len(models)))
+    # above the axes, not inside them: bars reach 100% and a legend inside covers them
+    axes.legend(
+        fontsize="small",
+        ncols=min(4, len(models)),
+        loc="lower left",
+        bbox_to_anchor=(0.0, 1.02, 1.0, 0.2),
+        mode="expand",
+        frameon=False,
+    )
     figure.tight_layout()
     return figure
 

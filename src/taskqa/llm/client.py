@@ -17,9 +17,10 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from taskqa.llm.cache import ResponseCache
+if TYPE_CHECKING:
+    from taskqa.execution import Executor
 
 Message = dict[str, Any]  # {"role": ..., "content": str | [content parts]}
 RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -27,6 +28,16 @@ RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 class LLMError(RuntimeError):
     """A request that failed for good: a client error, or retries exhausted."""
+
+    shard_passthrough = True  # raised on a worker, it reaches the driver as itself
+
+
+class Cache(Protocol):
+    """Responses by request key: the SQLite ``ResponseCache``, or a worker's in-memory copy."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, request_json: str, response: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ class LLMClient:
         base_url: str,
         *,
         api_key: str | None = None,
-        cache: ResponseCache | None = None,
+        cache: Cache | None = None,
         max_retries: int = 4,
         backoff_seconds: float = 1.0,
         timeout_seconds: float = 120.0,
@@ -97,6 +108,8 @@ class LLMClient:
         self.timeout_seconds = timeout_seconds
         self.max_concurrency = max(1, max_concurrency)
         self._sleep = sleep
+        # Where ``complete_many`` sends uncached requests; None: threads in this process.
+        self.executor: Executor | None = None
 
     def complete(self, request: ChatRequest) -> Completion:
         key = request_key(request)
@@ -114,9 +127,14 @@ class LLMClient:
         requests: Sequence[ChatRequest],
         on_done: Callable[[int, Completion], None] | None = None,
     ) -> list[Completion]:
-        """Every request answered, in input order, at most ``max_concurrency`` in flight."""
+        """Every request answered, in input order, at most ``max_concurrency`` in flight (per
+        worker, when an executor is set: ``taskqa.llm.sharded``)."""
         if not requests:
             return []
+        if self.executor is not None:
+            from taskqa.llm.sharded import complete_sharded
+
+            return complete_sharded(self, self.executor, requests, on_done)
         with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(requests))) as pool:
             futures = [pool.submit(self.complete, request) for request in requests]
             results = []

@@ -10,7 +10,7 @@ Vector3 = tuple[float, float, float]
 
 
 class PhysicalObject(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     object_id: int = Field(ge=0)
     color: str
@@ -19,7 +19,7 @@ class PhysicalObject(BaseModel):
 
 
 class ObjectMotion(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     object_id: int = Field(ge=0)
     location: Vector3
@@ -30,14 +30,14 @@ class ObjectMotion(BaseModel):
 
 
 class TrajectoryFrame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     frame_id: int = Field(ge=0)
     objects: list[ObjectMotion]
 
 
 class Collision(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     object_ids: tuple[int, int]
     frame_id: int = Field(ge=0)
@@ -58,7 +58,7 @@ class EventKind(StrEnum):
 
 
 class PhysicalEvent(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     kind: EventKind
@@ -68,7 +68,7 @@ class PhysicalEvent(BaseModel):
 
 
 class PhysicalScene(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     scene_index: int = Field(ge=0)
     video_filename: str | None = None

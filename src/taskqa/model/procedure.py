@@ -22,7 +22,7 @@ class ErrorTag(StrEnum):
 
 
 class TaskStep(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     id: str = Field(min_length=1)
     text: str
@@ -31,7 +31,7 @@ class TaskStep(BaseModel):
 class TaskGraph(BaseModel):
     """A recipe as a DAG of steps; an edge (a, b) means a must happen before b."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str
     steps: list[TaskStep]
@@ -81,7 +81,7 @@ def _find_cycle(edges: list[tuple[str, str]]) -> list[str]:
 
 
 class StepError(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     tag: ErrorTag
     description: str = ""
@@ -90,12 +90,12 @@ class StepError(BaseModel):
 class StepExecution(BaseModel):
     """One annotated step of a recording; missing steps have no times."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     step: str = Field(description="Task-graph id of the step.")
     description: str
-    start: float | None = None
-    end: float | None = None
+    start: float | None = Field(default=None, ge=0)
+    end: float | None = Field(default=None, ge=0)
     errors: list[StepError] = Field(default_factory=list)
     modified_description: str | None = None
     source_step_id: int | None = Field(
@@ -121,7 +121,7 @@ class StepExecution(BaseModel):
 
 
 class Procedure(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     task_graph: TaskGraph
     steps: list[StepExecution] = Field(default_factory=list)

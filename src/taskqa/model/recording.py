@@ -10,6 +10,11 @@ from taskqa.model.physics import PhysicalScene
 from taskqa.model.procedure import Procedure
 from taskqa.model.state import EntityTransition, Snapshot
 
+# Plausibility limits: larger values are typing errors, and would make clip cutting and frame
+# arithmetic loop for ages or overflow.
+MAX_DURATION = 7 * 24 * 3600.0
+MAX_FPS = 1000.0
+
 
 class Source(StrEnum):
     SIMULATED = "simulated"
@@ -38,7 +43,7 @@ class View(StrEnum):
 
 
 class Agent(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str = Field(min_length=1)
     role: AgentRole = AgentRole.ACTOR
@@ -47,7 +52,7 @@ class Agent(BaseModel):
 class VideoRef(BaseModel):
     """Where the pixels of one view live; taskqa never needs them to build a benchmark."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     uri: str = Field(min_length=1, description="A path relative to the corpus, or a URL.")
     view: View = View.FIRST_PERSON
@@ -57,7 +62,7 @@ class VideoRef(BaseModel):
 class ActionSlots(BaseModel):
     """Objects in their semantic roles, LEMMA style: Put [juicer] to [juicer-base] using [hand]."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     patient: list[str] = Field(default_factory=list)
     source: list[str] = Field(default_factory=list)
@@ -73,7 +78,7 @@ class ActionSlots(BaseModel):
 
 
 class ActionSegment(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str = Field(min_length=1)
     agent: str = Field(min_length=1)
@@ -109,12 +114,12 @@ class ActionSegment(BaseModel):
 class Recording(BaseModel):
     """One recorded (or simulated) episode, whichever benchmark family it came from."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str = Field(min_length=1)
     source: Source
-    duration: float = Field(ge=0, description="Seconds.")
-    fps: float = Field(gt=0)
+    duration: float = Field(ge=0, le=MAX_DURATION, description="Seconds (at most a week).")
+    fps: float = Field(gt=0, le=MAX_FPS)
     environment: str | None = Field(default=None, description="Room, kitchen or scene id.")
     agents: list[Agent] = Field(default_factory=list)
     videos: list[VideoRef] = Field(default_factory=list)

@@ -35,7 +35,7 @@ MULTI_AGENT_RELATIONS = (
 class Relation(BaseModel):
     """A (subject, relation, object) triple; ``object`` is None for unary relations."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     subject: str = Field(min_length=1)
     relation: str = Field(min_length=1)
@@ -50,7 +50,7 @@ class Relation(BaseModel):
 class Snapshot(BaseModel):
     """What is true of one entity (an object or an agent) at one moment."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     attributes: dict[Attribute, str] = Field(default_factory=dict)
     relations: list[Relation] = Field(default_factory=list)
@@ -71,7 +71,7 @@ class Snapshot(BaseModel):
 class EntityTransition(BaseModel):
     """An entity's snapshot just before and just after one action."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     entity: str = Field(min_length=1)
     is_agent: bool = False

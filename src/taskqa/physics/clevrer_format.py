@@ -160,7 +160,7 @@ def read_annotation_folder(folder: Path) -> list[ClevrerAnnotation]:
     """Every ``annotation_*.json`` below ``folder`` in scene order; all problems at once."""
     paths = sorted(folder.rglob("annotation_*.json"))
     if not paths:
-        raise InvalidInputError([Problem(folder.name, "", "no annotation_*.json files found")])
+        raise InvalidInputError([Problem(str(folder), "", "no annotation_*.json files found")])
     annotations: list[ClevrerAnnotation] = []
     problems: list[Problem] = []
     for path in paths:

@@ -13,7 +13,16 @@ import typer
 from rich.table import Table as RichTable
 
 from taskqa import terminal
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import write_text
+from taskqa.data.resolve import data_paths
+from taskqa.execution import ExecutorKind
+from taskqa.execution.options import (
+    ExecutorOption,
+    RayAddressOption,
+    ResumeOption,
+    execution,
+    reported,
+)
 from taskqa.physics.scoring import TypeScore
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, errors
@@ -53,34 +62,33 @@ def simulate(
         bool,
         typer.Option(help="Also draw each scene through CLEVRER's camera (video_XXXXX.mp4)."),
     ] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes; the files do not depend on it.")
+    ] = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Simulate CLEVRER-like scenes: one CLEVRER annotation JSON per scene, plus scenes.json."""
-    from taskqa.physics.clevrer_format import annotation_filename, annotation_json
-    from taskqa.physics.engine import simulate_scene
-    from taskqa.physics.pipeline import MANIFEST, manifest_json
-    from taskqa.physics.scene import LayoutConfig, sample_scene
-    from taskqa.physics.video import render_mp4
+    from taskqa.physics.simulate_shards import simulate_scenes
 
-    layout = LayoutConfig()
-    indices = list(range(first_index, first_index + scenes))
-    collisions = 0
-    with staged_directory(out) as staging, terminal.progress(transient=True) as progress:
-        task = progress.add_task("simulating", total=len(indices))
-        for index in indices:
-            annotation = simulate_scene(sample_scene(seed, index, layout))
-            collisions += len(annotation.collision)
-            write_text(staging / annotation_filename(index), annotation_json(annotation))
-            if render:
-                render_mp4(annotation, staging / annotation.video_filename)
-            progress.advance(task)
-        write_text(staging / MANIFEST, manifest_json(seed, layout, indices))
+    run = execution(executor, workers, ray_address, resume)
+    with reported(), terminal.progress(transient=True) as progress:
+        task = progress.add_task("simulating", total=scenes)
+        done = simulate_scenes(
+            out, scenes, seed, first_index, render, run, lambda n: progress.advance(task, n)
+        )
+    collisions = done.collisions
     videos = f", {scenes} videos" if render else ""
     console.print(f"{scenes} scenes, {collisions} collisions{videos} -> {out}")
 
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="CLEVRER annotation or question files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="CLEVRER annotation or question files.", callback=data_paths),
+    ],
 ) -> None:
     """Check CLEVRER annotation and question files; problems name the record path."""
     from taskqa.physics.clevrer_format import parse_annotation
@@ -246,7 +254,13 @@ def ceg(
 
 @app.command("real-ceg")
 def real_ceg(
-    questions: Annotated[Path, typer.Argument(help="A CLEVRER-Humans QA file (e.g. train.json).")],
+    questions: Annotated[
+        Path,
+        typer.Argument(
+            help="A CLEVRER-Humans QA file (e.g. train.json, or data:clevrer_humans/train.json).",
+            callback=data_paths,
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report.")],
 ) -> None:
     """Statistics of the causal event graphs that a released CLEVRER-Humans QA file reveals."""
@@ -270,7 +284,10 @@ def real_ceg(
 
 @app.command()
 def score(
-    questions: Annotated[Path, typer.Option(help="A CLEVRER or CLEVRER-Humans question file.")],
+    questions: Annotated[
+        Path,
+        typer.Option(help="A CLEVRER or CLEVRER-Humans question file.", callback=data_paths),
+    ],
     predictions: Annotated[
         Path | None, typer.Option(help="Predictions in CLEVRER's submission layout.")
     ] = None,

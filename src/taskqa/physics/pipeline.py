@@ -144,7 +144,7 @@ def read_manifest(folder: Path) -> tuple[int, LayoutConfig, list[int]]:
         return int(raw["seed"]), LayoutConfig(**raw["layout"]), [int(i) for i in raw["scenes"]]
     except (KeyError, TypeError, ValueError) as error:
         raise InvalidInputError(
-            [Problem(path.name, "", f"expected seed, layout and scenes ({error})")]
+            [Problem(str(path), "", f"expected seed, layout and scenes ({error})")]
         ) from None
 
 

@@ -61,7 +61,7 @@ class AnnotatedRecording:
 
 def load_cleaned_annotations(path: Path) -> list[AnnotatedRecording]:
     """Read ``cleaned_error_annotations.json``; every problem is reported with its record path."""
-    return recordings_from_json(load_json(path), path.name)
+    return recordings_from_json(load_json(path), str(path))
 
 
 def recordings_from_json(data: Any, file: str) -> list[AnnotatedRecording]:
@@ -174,5 +174,5 @@ def restrict(
 def load_recording_ids(path: Path) -> list[str]:
     data = load_json(path)
     if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
-        raise InvalidInputError([Problem(path.name, "", "expected a JSON list of recording ids")])
+        raise InvalidInputError([Problem(str(path), "", "expected a JSON list of recording ids")])
     return data

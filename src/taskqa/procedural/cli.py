@@ -14,6 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
+from taskqa.data.resolve import data_paths
+from taskqa.execution import Execution, ExecutorKind
+from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
 from taskqa.problems import InvalidInputError
 
 LOCAL = "local"
@@ -51,7 +54,9 @@ def candidates(
         Path,
         typer.Option(
             help="ProMQA's cleaned_error_annotations.json, or a CaptainCook4D folder (raw "
-            "annotations, read by taskqa's reader), or a taskqa corpus folder (e.g. simulated)."
+            "annotations, read by taskqa's reader), or a taskqa corpus folder (e.g. simulated); "
+            "data:NAME reads a file of `taskqa data`.",
+            callback=data_paths,
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the candidates.")],
@@ -59,12 +64,16 @@ def candidates(
         Path | None,
         typer.Option(
             help="ProMQA's graphs.json or a task_graphs/ folder; needed for the cleaned file, "
-            "optional for folders (whose recordings carry their graphs)."
+            "optional for folders (whose recordings carry their graphs).",
+            callback=data_paths,
         ),
     ] = None,
     recordings: Annotated[
         Path | None,
-        typer.Option(help="A JSON list of recording ids to keep (e.g. those with 4K video)."),
+        typer.Option(
+            help="A JSON list of recording ids to keep (e.g. those with 4K video).",
+            callback=data_paths,
+        ),
     ] = None,
 ) -> None:
     """Every (prefix, question type) candidate, in ProMQA's released record format."""
@@ -135,7 +144,7 @@ def _load_records(path: Path) -> list[dict[str, Any]]:
 
     data = load_json(path)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-        raise InvalidInputError([Problem(path.name, "", "expected a JSON list of records")])
+        raise InvalidInputError([Problem(str(path), "", "expected a JSON list of records")])
     return data
 
 
@@ -146,8 +155,16 @@ def _graphs_by_name(path: Path) -> dict[str, Any]:
 
 
 @contextmanager
-def _client(base_url: str, cache: Path | None, concurrency: int) -> Iterator[Any]:
-    """A client for ``base_url``; ``local`` starts the bundled SmolLM2 on loopback for the run."""
+def _client(
+    base_url: str, cache: Path | None, concurrency: int, run: Execution | None = None
+) -> Iterator[Any]:
+    """A client for ``base_url``; ``local`` starts the bundled SmolLM2 on loopback for the run.
+    With ``run``, request batches go to its executor; the cache stays here, on the driver."""
+    if run is not None:
+        with reported(), run.open() as executor, _client(base_url, cache, concurrency) as client:
+            client.executor = executor
+            yield client
+        return
     from taskqa.llm import LLMClient, ResponseCache
 
     response_cache = ResponseCache(cache) if cache is not None else None
@@ -163,6 +180,13 @@ def _client(base_url: str, cache: Path | None, concurrency: int) -> Iterator[Any
         raise typer.Exit(code=1) from None
     with server:
         yield LLMClient(server.base_url, cache=response_cache, max_concurrency=concurrency)
+
+
+def _run(executor: ExecutorKind, workers: int, ray_address: str | None) -> Execution | None:
+    """Where request batches go; None keeps today's threads in this process."""
+    if executor is ExecutorKind.LOCAL and workers == 1:
+        return None
+    return execution(executor, workers, ray_address)
 
 
 def _progress(total: int, description: str) -> Any:
@@ -184,8 +208,18 @@ Model = Annotated[str, typer.Option(help="Model name sent to the server.")]
 Cache = Annotated[
     Path | None, typer.Option(help="SQLite file caching responses by request (resumable runs).")
 ]
-Concurrency = Annotated[int, typer.Option(min=1, help="Requests in flight at once.")]
-Graphs = Annotated[Path, typer.Option(help="graphs.json or a task_graphs/ folder.")]
+Concurrency = Annotated[
+    int, typer.Option(min=1, help="Requests in flight at once (per worker, with --workers).")
+]
+Workers = Annotated[
+    int,
+    typer.Option(
+        min=1, help="Processes sending request batches (local: this machine; ray: the CPUs)."
+    ),
+]
+Graphs = Annotated[
+    Path, typer.Option(help="graphs.json or a task_graphs/ folder.", callback=data_paths)
+]
 
 
 @app.command()
@@ -194,7 +228,10 @@ def graph(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the .dot and .png files.")],
     activity: Annotated[str, typer.Option(help="Activity id or recipe name.")],
     records: Annotated[
-        Path | None, typer.Option(help="Candidate records, to draw one prefix's status graph.")
+        Path | None,
+        typer.Option(
+            help="Candidate records, to draw one prefix's status graph.", callback=data_paths
+        ),
     ] = None,
     question_id: Annotated[
         str | None, typer.Option(help="The record (question id) whose status to draw.")
@@ -252,6 +289,9 @@ def generate(
     cache: Cache = None,
     concurrency: Concurrency = 4,
     limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
+    workers: Workers = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Ask an LLM for three QA pairs per sample and keep one, chosen with the seed."""
     from taskqa.llm import LLMError
@@ -264,7 +304,7 @@ def generate(
         raise _fail(error) from None
     try:
         with (
-            _client(base_url, cache, concurrency) as client,
+            _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
             _progress(len(records), "generating") as progress,
         ):
             task = progress.tasks[0].id
@@ -282,7 +322,9 @@ def generate(
 
 @app.command("import-released")
 def import_released(
-    released: Annotated[Path, typer.Option(help="A ProMQA release file (examples.json).")],
+    released: Annotated[
+        Path, typer.Option(help="A ProMQA release file (examples.json).", callback=data_paths)
+    ],
     generated_out: Annotated[Path, typer.Option(help="Where to write the generated records.")],
     judgments_out: Annotated[Path, typer.Option(help="Where to write the verification file.")],
 ) -> None:
@@ -291,7 +333,7 @@ def import_released(
     from taskqa.procedural.release import import_records, judgments_json
 
     try:
-        examples = import_records(load_json(released), released.name)
+        examples = import_records(load_json(released), str(released))
     except InvalidInputError as error:
         raise _fail(error) from None
     dump_records(generated_out, [example.generated for example in examples])
@@ -316,7 +358,7 @@ def verify(
 
     try:
         result = verify_all(
-            _load_records(generated), _load_records(judgments), judgments.name, seed
+            _load_records(generated), _load_records(judgments), str(judgments), seed
         )
     except InvalidInputError as error:
         raise _fail(error) from None
@@ -343,7 +385,9 @@ def _share(value: float | None) -> str:
 
 @app.command()
 def predict(
-    records: Annotated[Path, typer.Option(help="Verified records (question + answers).")],
+    records: Annotated[
+        Path, typer.Option(help="Verified records (question + answers).", callback=data_paths)
+    ],
     graphs: Graphs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write predictions.")],
     base_url: BaseUrl,
@@ -358,6 +402,9 @@ def predict(
     max_tokens: Annotated[int, typer.Option(help="Longest answer.")] = 128,
     cache: Cache = None,
     concurrency: Concurrency = 4,
+    workers: Workers = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Answer each question from the recipe DOT, the clip's frames and the question."""
     from taskqa.llm import LLMError
@@ -366,7 +413,8 @@ def predict(
     try:
         loaded = _load_records(records)
         by_name = _graphs_by_name(graphs)
-        with _client(base_url, cache, concurrency) as client:
+        run = _run(executor, workers, ray_address)
+        with _client(base_url, cache, concurrency, run) as client:
             predicted = run_predict(loaded, by_name, client, model, frames, max_frames, max_tokens)
     except InvalidInputError as error:
         raise _fail(error) from None
@@ -391,6 +439,9 @@ def judge(
     seed: Annotated[int, typer.Option(help="Seed of the first attempt.")] = 0,
     cache: Cache = None,
     concurrency: Concurrency = 4,
+    workers: Workers = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Rate each prediction against the gold answers with an LLM judge."""
     from taskqa.llm import LLMError
@@ -403,7 +454,7 @@ def judge(
         loaded = _load_records(predictions)
         by_name = _graphs_by_name(graphs)
         with (
-            _client(base_url, cache, concurrency) as client,
+            _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
             _progress(len(loaded), "judging") as progress,
         ):
             task = progress.tasks[0].id

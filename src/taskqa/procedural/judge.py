@@ -13,12 +13,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from taskqa.llm import ChatRequest, LLMClient
 from taskqa.procedural.dot import recipe_dot
 from taskqa.procedural.generation import fill
 from taskqa.procedural.recipes import RecipeGraph
+
+if TYPE_CHECKING:
+    from taskqa.execution import Executor
 
 Scale = Literal["ternary", "binary"]
 Context = Literal["default", "dot", "step"]
@@ -144,6 +147,12 @@ def judge_records(
 ) -> list[Record]:
     from concurrent.futures import ThreadPoolExecutor
 
+    if client.executor is not None:
+        settings = (scale, context, seed, retries, max_tokens)
+        return _judge_sharded(
+            records, graphs_by_name, client, client.executor, model, settings, on_done
+        )
+
     def one(record: Mapping[str, Any]) -> Record:
         graph = graphs_by_name[record["activity_name"]]
         return judge_record(record, graph, client, model, scale, context, seed, retries, max_tokens)
@@ -155,3 +164,61 @@ def judge_records(
             if on_done is not None:
                 on_done(index)
     return results
+
+
+# How every judging shard judges: scale, context, seed, retries and the longest reply.
+JudgeSettings = tuple[Scale, Context, int, int, int]
+JudgeContext = tuple[Mapping[str, RecipeGraph], str, JudgeSettings]
+
+
+def _judge_sharded(
+    records: Sequence[Mapping[str, Any]],
+    graphs_by_name: Mapping[str, RecipeGraph],
+    client: LLMClient,
+    executor: Executor,
+    model: str,
+    settings: JudgeSettings,
+    on_done: Callable[[int], None] | None,
+) -> list[Record]:
+    """Batches of records judged on the client's executor. A record may need several
+    attempts, each a request known in advance (seed + attempt), so the driver's cache answers
+    for all of them travel with the batch (``taskqa.llm.sharded``)."""
+    from taskqa.llm.sharded import known_answers, run_llm_shards
+
+    scale, context, seed, retries, max_tokens = settings
+    size = client.max_concurrency
+    batches: list[tuple[Any, dict[str, str]]] = []
+    labels: list[str] = []
+    for start in range(0, len(records), size):
+        batch = list(records[start : start + size])
+        attempts = [
+            ChatRequest.user(
+                model,
+                judge_prompt(r, graphs_by_name[r["activity_name"]], scale, context),
+                temperature=0.0,
+                seed=seed + attempt,
+                max_tokens=max_tokens,
+            )
+            for r in batch
+            for attempt in range(retries + 1)
+        ]
+        batches.append((batch, known_answers(client, attempts)))
+        ids = [str(r.get("question_id", start + i)) for i, r in enumerate(batch)]
+        labels.append(f"{len(labels)} (records {ids[0]} to {ids[-1]})")
+    shared: JudgeContext = (graphs_by_name, model, settings)
+    results: list[Record] = []
+    for judged in run_llm_shards(client, executor, _judge_batch, shared, batches, labels):
+        for record in judged:
+            results.append(record)
+            if on_done is not None:
+                on_done(len(results) - 1)
+    return results
+
+
+def _judge_batch(
+    client: LLMClient, shared: JudgeContext, batch: list[Mapping[str, Any]]
+) -> list[Record]:
+    graphs_by_name, model, (scale, context, seed, retries, max_tokens) = shared
+    return judge_records(
+        batch, graphs_by_name, client, model, scale, context, seed, retries, max_tokens
+    )

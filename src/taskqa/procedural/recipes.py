@@ -129,9 +129,9 @@ def load_recipe_graphs(path: Path) -> dict[int, RecipeGraph]:
     ``annotation_json/complete_step_annotations.json`` beside it, as in the release.
     """
     if path.is_file():
-        return graphs_from_json(load_json(path), path.name)
+        return graphs_from_json(load_json(path), str(path))
     if not path.is_dir():
-        raise InvalidInputError([Problem(path.name, "", "file or folder not found")])
+        raise InvalidInputError([Problem(str(path), "", "file or folder not found")])
     folder = path / "task_graphs" if (path / "task_graphs").is_dir() else path
     return graphs_from_folder(folder, _activity_names(folder))
 
@@ -166,7 +166,7 @@ def graphs_from_folder(folder: Path, activities: Mapping[int, str]) -> dict[int,
         except InvalidInputError as error:
             problems.extend(error.problems)
             continue
-        graph = _check_graph(activity_id, name, data, path.name, [], problems)
+        graph = _check_graph(activity_id, name, data, str(path), [], problems)
         if graph is not None:
             graphs[activity_id] = graph
     if problems:
@@ -181,7 +181,7 @@ def _activity_names(folder: Path) -> dict[int, str]:
             f"cannot name the task graphs in {folder}: expected {path} "
             "(the CaptainCook4D layout, annotation_json/ beside task_graphs/)"
         )
-        raise InvalidInputError([Problem(path.name, "", message)])
+        raise InvalidInputError([Problem(str(path), "", message)])
     data = load_json(path)
     names: dict[int, str] = {}
     if isinstance(data, dict):
@@ -189,7 +189,7 @@ def _activity_names(folder: Path) -> dict[int, str]:
             if isinstance(entry, dict) and "activity_id" in entry and "activity_name" in entry:
                 names[int(entry["activity_id"])] = str(entry["activity_name"])
     if not names:
-        raise InvalidInputError([Problem(path.name, "", "expected recordings naming activities")])
+        raise InvalidInputError([Problem(str(path), "", "expected recordings naming activities")])
     return names
 
 

@@ -25,19 +25,17 @@ def load_human_ratings(path: Path) -> HumanRatings:
     """``[{question_id, predictor, rating}]`` with ratings 0, 1 or 2."""
     data = load_json(path)
     if not isinstance(data, list):
-        raise InvalidInputError([Problem(path.name, "", "expected a list of human ratings")])
+        raise InvalidInputError([Problem(str(path), "", "expected a list of human ratings")])
     ratings: HumanRatings = {}
     problems = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
-            problems.append(
-                Problem.at(path.name, [index], "expected {question_id, predictor, rating}")
-            )
+            problems.append(Problem.at(path, [index], "expected {question_id, predictor, rating}"))
             continue
         rating = item.get("rating")
         if rating not in (0, 1, 2) or isinstance(rating, bool):
             message = f"expected a rating of 0, 1 or 2 (got {rating!r})"
-            problems.append(Problem.at(path.name, [index, "rating"], message))
+            problems.append(Problem.at(path, [index, "rating"], message))
             continue
         ratings[(str(item.get("question_id")), str(item.get("predictor")))] = int(rating)
     if problems:

@@ -53,18 +53,14 @@ def check_questions(
         view = views.get(question.clip)
         if view is None:
             problems.append(
-                Problem.at(
-                    questions.name, [index, "clip"], f"no clip {question.clip!r} in {current!r}"
-                )
+                Problem.at(questions, [index, "clip"], f"no clip {question.clip!r} in {current!r}")
             )
             continue
         checked += 1
         program = parse_program(question.program)
         if Program.from_json(question.program_graph) != program:
             problems.append(
-                Problem.at(
-                    questions.name, [index, "program_graph"], "differs from the one-line program"
-                )
+                Problem.at(questions, [index, "program_graph"], "differs from the one-line program")
             )
         found = answer(program, view)
         if found != question.answer:

@@ -12,10 +12,8 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from taskqa import __version__
 from taskqa.atomic import write_text
 from taskqa.causal import DependencyRules, build_structure
 from taskqa.corpus import is_corpus
+from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.model import Recording, Source
 from taskqa.programs.executor import spoken_answer
 from taskqa.programs.operators import nested_value
@@ -351,23 +350,37 @@ def generate_file(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     domain: Domain | None = None,
+    execution: Execution | None = None,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
     """Write every question to ``out`` (JSONL) and its summary beside it; return the summary.
 
     ``domain`` is the world the corpus was simulated in; without it a simulated corpus is taken
-    to come from the built-in domain, and other corpora get no schema-based rules.
+    to come from the built-in domain, and other corpora get no schema-based rules. One shard is
+    one recording; ``execution`` says where shards run (default: ``workers`` local processes)
+    and ``journal`` is the folder that records finished shards for ``execution.resume``.
     """
     if config.indirect:
         templates = with_indirect(templates)
+    execution = execution or Execution(workers=workers)
     world = corpus_world(recordings, domain)
-    work = partial(_recording_lines, list(templates), config, verb_templates, world)
+    context: GenerationContext = (list(templates), config, verb_templates, world)
     payloads = [r.model_dump_json() for r in recordings]
+    labels = [f"{index} (recording {r.id})" for index, r in enumerate(recordings)]
     counts: Counter[str] = Counter()
     rejected: Counter[str] = Counter()
     temporary = out.with_name(f".{out.name}.partial")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with temporary.open("w", encoding="utf-8") as stream:
-        for text, counted, dropped in _map(work, payloads, workers):
+    shards = None
+    if journal is not None:
+        settings = [[t.digest() for t in templates], config.model_dump(mode="json")]
+        run = fingerprint("generate", json.dumps([settings, verb_templates, world]), *payloads)
+        shards = ShardJournal(journal, run, len(payloads), execution.resume)
+    with execution.open() as executor, temporary.open("w", encoding="utf-8") as stream:
+        results = run_shards(
+            executor, _generate_shard, context, payloads, labels, shards, _encode, _decode
+        )
+        for text, counted, dropped in results:
             stream.write(text)
             counts.update(counted)
             rejected.update(dropped)
@@ -383,19 +396,30 @@ def generate_file(
         "rejected": dict(sorted(rejected.items())),
     }
     write_text(summary_path(out), json.dumps(summary, indent=2) + "\n")
+    if shards is not None:
+        shards.finish()
     return summary
+
+
+# What every generation shard shares: templates, config, verb templates and the world.
+GenerationContext = tuple[list[Template], GenerationConfig, dict[str, str] | None, World]
+
+
+def _generate_shard(context: GenerationContext, recording_json: str) -> Shard:
+    return _recording_lines(*context, recording_json)
+
+
+def _encode(shard: Shard) -> bytes:
+    return json.dumps(shard, ensure_ascii=False).encode("utf-8")
+
+
+def _decode(data: bytes) -> Shard:
+    text, counts, rejected = json.loads(data)
+    return text, Counter(counts), Counter(rejected)
 
 
 def summary_path(questions: Path) -> Path:
     return questions.with_name(questions.name.removesuffix(".jsonl") + ".summary.json")
-
-
-def _map(work: Callable[[str], Shard], items: list[str], workers: int) -> Iterable[Shard]:
-    if workers <= 1:
-        yield from map(work, items)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(work, items, chunksize=4)
 
 
 def _tags(question: Question) -> list[str]:

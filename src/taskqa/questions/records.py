@@ -49,5 +49,5 @@ def read_questions(path: Path) -> Iterator[tuple[int, Question]]:
             try:
                 yield index, Question.model_validate_json(line)
             except ValidationError as error:
-                problems = problems_from_validation_error(path.name, [index], error)
+                problems = problems_from_validation_error(str(path), [index], error)
                 raise InvalidInputError(problems) from None

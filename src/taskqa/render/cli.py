@@ -8,6 +8,14 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from taskqa.execution import Execution, ExecutorKind
+from taskqa.execution.options import (
+    ExecutorOption,
+    RayAddressOption,
+    ResumeOption,
+    execution,
+    reported,
+)
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, fail, progress
 
@@ -48,6 +56,24 @@ def parse_views(text: str) -> tuple[str, ...]:
     return views
 
 
+def local_folder(out: Path | None) -> Path | None:
+    """``--out`` as a folder: a path, or a ``file://`` URL (what a shared mount is called in a
+    cluster's configuration). Object-storage URLs are refused: workers write files in place."""
+    if out is None:
+        return None
+    text = out.as_posix()
+    scheme, colon, rest = text.partition(":")
+    if not colon or len(scheme) < 2 or "/" in scheme:
+        return out
+    if scheme.lower() == "file":
+        return Path("/" + rest.lstrip("/"))
+    raise typer.BadParameter(
+        f"{scheme}:// is not supported; give a folder every worker can write to (a local path, "
+        "a shared mount, or a file:// URL)",
+        param_hint="--out",
+    )
+
+
 def check_size(size: str) -> tuple[int, int]:
     """``224`` (square) or ``320x240``; both sides even, as H.264 in yuv420p needs."""
     parts = size.lower().split("x")
@@ -77,8 +103,12 @@ def render_into_corpus(
     recordings: list[str] | None = None,
     clips_from: Path | None = None,
     limit: int | None = None,
+    execution: Execution | None = None,
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
+    from taskqa.execution import journal_beside
+
+    out = local_folder(out)
     from taskqa.render.recordings import RenderOptions, render_corpus, select_recordings
 
     width, height = check_size(size)
@@ -89,7 +119,7 @@ def render_into_corpus(
         from taskqa.corpus import read_corpus
 
         total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
-        with progress() as bars:
+        with reported(), progress() as bars:
             task = bars.add_task("rendering", total=total)
             rendered = render_corpus(
                 corpus,
@@ -100,6 +130,8 @@ def render_into_corpus(
                 limit=limit,
                 workers=workers,
                 on_progress=lambda n: bars.advance(task, n),
+                execution=execution,
+                journal=journal_beside(out if out is not None else corpus / "videos"),
             )
     except InvalidInputError as error:
         raise fail(error.problems) from None
@@ -137,6 +169,9 @@ def videos(
         bool, typer.Option("--masks", help="Also write per-frame instance masks (.masks.npz).")
     ] = False,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes; files are identical.")] = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Render a corpus's household recordings to MP4 and point its video references at them.
 
@@ -147,9 +182,12 @@ def videos(
 
     if not is_corpus(corpus):
         raise fail(
-            [Problem(corpus.name, "", "not a taskqa corpus; expected a folder with corpus.json")]
+            [Problem(str(corpus), "", "not a taskqa corpus; expected a folder with corpus.json")]
         )
-    render_into_corpus(corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit)
+    run = execution(executor, workers, ray_address, resume)
+    render_into_corpus(
+        corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit, run
+    )
 
 
 @app.command()
@@ -184,6 +222,8 @@ def probe(
     workers: Annotated[
         int, typer.Option(min=1, help="Worker processes; results are identical.")
     ] = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Pixel probe: learn each visible attribute from object crops on train recordings and
     report accuracy on held-out recordings against the majority class."""
@@ -192,7 +232,7 @@ def probe(
 
     try:
         total = len(read_corpus(corpus)[:limit])
-        with progress() as bars:
+        with reported(), progress() as bars:
             task = bars.add_task("rendering crops", total=total)
             report = run_probe(
                 corpus,
@@ -203,6 +243,7 @@ def probe(
                 size=size,
                 workers=workers,
                 on_progress=lambda n: bars.advance(task, n),
+                execution=execution(executor, workers, ray_address),
             )
     except InvalidInputError as error:
         raise fail(error.problems) from None

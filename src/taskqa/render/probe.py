@@ -15,9 +15,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,7 @@ from rich.table import Table
 
 from taskqa.atomic import write_text
 from taskqa.corpus import dump_recording, read_corpus
+from taskqa.execution import Execution, run_shards
 from taskqa.model import UNKNOWN, Attribute, Recording
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.engine import Camera
@@ -141,11 +140,13 @@ def recording_samples(
     return samples
 
 
-def _work(
-    domain_source: str, domain_file: str, look_source: str, look_file: str, size: int, line: str
-) -> list[Sample]:
+# What every probe shard shares: domain and look (text and file name) and the frame size.
+ProbeContext = tuple[str, str, str, str, int]
+
+
+def _work(context: ProbeContext, line: str) -> list[Sample]:
     recording = Recording.model_validate_json(line)
-    return recording_samples(recording, domain_source, domain_file, look_source, look_file, size)
+    return recording_samples(recording, *context)
 
 
 @dataclass
@@ -286,29 +287,25 @@ def run_probe(
     size: int = 224,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    execution: Execution | None = None,
 ) -> ProbeReport:
     recordings = select_recordings(read_corpus(corpus), limit=limit)
     if len(recordings) < 2:
         raise InvalidInputError(
-            [Problem(corpus.name, "", "the probe needs at least two recordings")]
+            [Problem(str(corpus), "", "the probe needs at least two recordings")]
         )
     domain = corpus_domain(corpus)
     load_look()
     look_text, look_file = look_source(None)
-    work = partial(_work, domain.source_text, domain.file_name, look_text, look_file, size)
+    context: ProbeContext = (domain.source_text, domain.file_name, look_text, look_file, size)
     lines = [dump_recording(r) for r in recordings]
+    labels = [f"{index} (recording {r.id})" for index, r in enumerate(recordings)]
     samples: list[Sample] = []
-    if workers <= 1:
-        for line in lines:
-            samples += work(line)
+    with (execution or Execution(workers=workers)).open() as executor:
+        for result in run_shards(executor, _work, context, lines, labels):
+            samples += result
             if on_progress:
                 on_progress(1)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(work, lines):
-                samples += result
-                if on_progress:
-                    on_progress(1)
     ids = [r.id for r in recordings]
     train_ids, test_ids = split_recordings(ids, test_share, seed)
     report = ProbeReport(seed, train_ids, test_ids, score_attributes(samples, set(test_ids), seed))

@@ -13,16 +13,15 @@ import json
 import os
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from taskqa.atomic import write_bytes, write_text
+from taskqa.atomic import sha256_file, write_bytes, write_text
 from taskqa.corpus import RECORDINGS, dump_recording, read_corpus
+from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.model import Recording, Source, VideoRef, View
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.engine import Camera
@@ -39,6 +38,7 @@ THIRD = "third"
 FIRST = "first"
 VIEWS = (FIRST, THIRD)
 MASKS_SUFFIX = ".masks.npz"
+VIDEO_MANIFEST = "manifest.json"  # the sha256 of every rendered file
 
 
 @dataclass(frozen=True)
@@ -234,26 +234,44 @@ def _clip_recordings(bench: Path) -> set[str]:
     return {row["recording"] for row in rows}
 
 
-def _render_one(
-    domain_source: str,
-    domain_file: str,
-    look_source: str,
-    look_file: str,
-    folder: str,
-    corpus: str,
-    options: RenderOptions,
-    line: str,
-) -> tuple[str, list[str], int]:
-    # Workers get JSON and YAML text: cheap to send, and parsed the same way everywhere.
+# What every render shard shares: domain and look (text and file name), the video folder, the
+# corpus folder and the options. Workers get JSON and YAML text: cheap to send, and parsed the
+# same way everywhere.
+RenderContext = tuple[str, str, str, str, str, str, RenderOptions]
+# One rendered recording: its video references (JSON), files, frames and each file's sha256.
+RenderShard = tuple[str, list[str], int, dict[str, str]]
+
+
+def _render_one(context: RenderContext, line: str) -> RenderShard:
     from taskqa.render.engine import quiet_pybullet
 
+    domain_source, domain_file, look_source, look_file, folder, corpus, options = context
     quiet_pybullet()
     domain = parse_domain(domain_source, domain_file)
     look = parse_look(look_source, look_file)
     recording = Recording.model_validate_json(line)
     rendered = render_recording(recording, domain, look, Path(folder), Path(corpus), options)
     videos = [v.model_dump_json(exclude_none=True) for v in rendered.videos]
-    return json.dumps(videos), rendered.files, rendered.frames
+    digests = {name: sha256_file(Path(corpus) / name) for name in rendered.files}
+    return json.dumps(videos), rendered.files, rendered.frames, digests
+
+
+def _decode_render(data: bytes) -> RenderShard:
+    videos, files, frames, digests = json.loads(data)
+    return videos, files, frames, digests
+
+
+def _files_intact(corpus: Path) -> Callable[[RenderShard], bool]:
+    """Whether a journaled shard's files are still there as they were written (``--resume``)."""
+
+    def intact(shard: RenderShard) -> bool:
+        digests = shard[3]
+        return all(
+            (corpus / name).is_file() and sha256_file(corpus / name) == digest
+            for name, digest in digests.items()
+        )
+
+    return intact
 
 
 def render_corpus(
@@ -266,9 +284,18 @@ def render_corpus(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     look_path: Path | None = None,
+    execution: Execution | None = None,
+    journal: Path | None = None,
 ) -> list[RenderedRecording]:
     """Render the chosen recordings of ``corpus`` into ``out`` (default: ``corpus/videos``) and
-    point their video references at the files; other recordings keep theirs."""
+    point their video references at the files; other recordings keep theirs.
+
+    One shard is one recording; workers write its files into ``out`` themselves (on a cluster
+    it must be a path every node sees) and send back only references and digests, which go to
+    ``out/manifest.json``. ``execution`` says where shards run (default: ``workers`` local
+    processes) and ``journal`` is the folder recording finished shards for a resumed run.
+    """
+    execution = execution or Execution(workers=workers)
     options = options or RenderOptions()
     folder = out if out is not None else corpus / "videos"
     recordings = read_corpus(corpus)
@@ -276,8 +303,7 @@ def render_corpus(
     look = load_look(look_path)
     look_text, look_file = look_source(look_path)
     chosen = select_recordings(recordings, ids, clips_from, limit)
-    work = partial(
-        _render_one,
+    context: RenderContext = (
         domain.source_text,
         domain.file_name,
         look_text,
@@ -288,16 +314,46 @@ def render_corpus(
     )
     del look
     lines = [dump_recording(r) for r in chosen]
-    results: Iterable[tuple[str, list[str], int]]
-    rendered: list[RenderedRecording] = []
-    if workers <= 1:
-        results = map(work, lines)
-        rendered = _collect(chosen, results, on_progress)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            rendered = _collect(chosen, pool.map(work, lines), on_progress)
+    labels = [f"{index} (recording {r.id})" for index, r in enumerate(chosen)]
+    shards = None
+    if journal is not None:
+        run = fingerprint("render", json.dumps([*context[:6], repr(options)]), *lines)
+        shards = ShardJournal(journal, run, len(lines), execution.resume)
+    digests: dict[str, str] = {}
+    with execution.open() as executor:
+        results = run_shards(
+            executor,
+            _render_one,
+            context,
+            lines,
+            labels,
+            shards,
+            decode=_decode_render,
+            still_valid=_files_intact(corpus.resolve()),
+        )
+        rendered = _collect(chosen, results, on_progress, digests)
+    write_manifest(folder, corpus, digests)
     point_videos(corpus, {r.recording: r.videos for r in rendered})
+    if shards is not None:
+        shards.finish()
     return rendered
+
+
+def write_manifest(folder: Path, corpus: Path, digests: dict[str, str]) -> None:
+    """Record each rendered file's sha256 in ``folder/manifest.json`` (paths relative to the
+    folder), keeping the entries of files rendered by earlier runs."""
+    path = folder / VIDEO_MANIFEST
+    files: dict[str, str] = {}
+    if path.is_file():
+        try:
+            files = dict(json.loads(path.read_text(encoding="utf-8")).get("files", {}))
+        except (ValueError, AttributeError):
+            files = {}  # a damaged manifest is rebuilt from what this run rendered
+    base = folder.resolve()
+    for name, digest in digests.items():
+        files[Path(os.path.relpath((corpus / name).resolve(), base)).as_posix()] = digest
+    manifest = {"generator": "taskqa render", "files": dict(sorted(files.items()))}
+    write_text(path, json.dumps(manifest, indent=2) + "\n")
 
 
 def look_source(path: Path | None) -> tuple[str, str]:
@@ -314,13 +370,15 @@ def look_source(path: Path | None) -> tuple[str, str]:
 
 def _collect(
     chosen: Sequence[Recording],
-    results: Iterable[tuple[str, list[str], int]],
+    results: Iterable[RenderShard],
     on_progress: Callable[[int], None] | None,
+    digests: dict[str, str],
 ) -> list[RenderedRecording]:
     rendered = []
-    for recording, (videos, files, frames) in zip(chosen, results, strict=True):
+    for recording, (videos, files, frames, written) in zip(chosen, results, strict=True):
         refs = [VideoRef.model_validate_json(v) for v in json.loads(videos)]
-        rendered.append(RenderedRecording(recording.id, refs, files, frames))
+        rendered.append(RenderedRecording(recording.id, refs, list(files), frames))
+        digests.update(written)
         if on_progress:
             on_progress(1)
     return rendered

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
 from taskqa.corpus import CorpusManifest, dump_recording, write_corpus_lines
+from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.annotate import Annotator
@@ -62,12 +61,15 @@ def check_rooms(config: SimulationConfig, domain: Domain) -> None:
         raise InvalidInputError(problems)
 
 
-def _simulate_chunk(
-    domain_source: str, domain_file: str, config: SimulationConfig, indices: range
-) -> list[tuple[str, int]]:
+# What every simulation shard shares: the domain file's text and name, and the config.
+SimulationContext = tuple[str, str, SimulationConfig]
+
+
+def _simulate_chunk(context: SimulationContext, bounds: tuple[int, int]) -> list[tuple[str, int]]:
     # JSON crosses the process boundary far faster than pickled pydantic models.
+    domain_source, domain_file, config = context
     domain = parse_domain(domain_source, domain_file)
-    return [_serialised(simulate_episode(domain, config, i)) for i in indices]
+    return [_serialised(simulate_episode(domain, config, i)) for i in range(*bounds)]
 
 
 def _serialised(recording: Recording) -> tuple[str, int]:
@@ -99,24 +101,33 @@ def simulate_corpus_lines(
     domain: Domain,
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    execution: Execution | None = None,
+    journal: Path | None = None,
 ) -> list[tuple[str, int]]:
-    """Simulated recordings as corpus lines with their action counts, in episode order."""
+    """Simulated recordings as corpus lines with their action counts, in episode order.
+
+    One shard is ``CHUNK`` consecutive episodes; ``execution`` says where shards run (default:
+    ``workers`` local processes) and ``journal`` is the folder recording finished shards.
+    """
     check_rooms(config, domain)
+    execution = execution or Execution(workers=workers)
     chunks = _chunks(config.episodes, CHUNK)
-    work = partial(_simulate_chunk, domain.source_text, domain.file_name, config)
+    bounds = [(chunk.start, chunk.stop) for chunk in chunks]
+    labels = [f"{i} (episodes {c.start}-{c.stop - 1})" for i, c in enumerate(chunks)]
+    context: SimulationContext = (domain.source_text, domain.file_name, config)
+    shards = None
+    if journal is not None:
+        run = fingerprint("simulate", domain.source_text, config.model_dump_json())
+        shards = ShardJournal(journal, run, len(chunks), execution.resume)
     lines: list[tuple[str, int]] = []
-    if workers <= 1:
-        results: Iterable[list[tuple[str, int]]] = map(work, chunks)
+    with execution.open() as executor:
+        results = run_shards(executor, _simulate_chunk, context, bounds, labels, shards)
         for chunk, result in zip(chunks, results, strict=True):
-            lines += result
+            lines += [(text, count) for text, count in result]
             if on_progress:
                 on_progress(len(chunk))
-        return lines
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for chunk, result in zip(chunks, pool.map(work, chunks), strict=True):
-            lines += result
-            if on_progress:
-                on_progress(len(chunk))
+    if shards is not None:
+        shards.finish()
     return lines
 
 

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import sha256_file, staged_directory, write_text
+from taskqa.execution import Execution, ShardJournal, fingerprint, journal_beside, run_shards
+from taskqa.execution.media import media_folder, media_intact, move_media
 from taskqa.verify.descriptions import (
     DESCRIPTION_NEGATIVES,
     VIDEO_NEGATIVES,
@@ -233,38 +235,78 @@ def build_benchmark(
     tick: Callable[[], None] = lambda: None,
     render: RenderOptions | None = None,
     rendered: Callable[[], None] = lambda: None,
+    execution: Execution | None = None,
 ) -> dict[str, Any]:
     """Write episodes.jsonl, pairs.jsonl, tasks.json and manifest.json into ``out`` atomically;
-    with ``render``, also ``videos/<episode id>.mp4`` and each segment's time and frame span."""
-    built: list[Episode] = []
+    with ``render``, also ``videos/<episode id>.mp4`` and each segment's time and frame span.
+
+    One shard is one trial (episode, pairs, video), run where ``execution`` says; videos go
+    through the journal's media folder (``taskqa.execution.media``).
+    """
+    execution = execution or Execution()
+    keys = [(split, index) for split in SPLITS for index in range(trials_per_split)]
+    journal_path = journal_beside(out)
+    media = media_folder(journal_path)
+    run = fingerprint("verify build", str(seed), str(trials_per_split), repr(render))
+    journal = ShardJournal(journal_path, run, len(keys), execution.resume)
+    context: TrialContext = (seed, render, str(media.resolve()))
+    labels = [f"{i} (trial {split}/{index})" for i, (split, index) in enumerate(keys)]
+    episodes: list[dict[str, Any]] = []
     pairs: list[dict[str, Any]] = []
-    for trial in iter_trials(trials_per_split, seed):
-        episode, made = build_trial(trial, seed)
-        built.append(episode)
-        pairs.extend(made)
-        tick()
-    manifest = {
-        "seed": seed,
-        "trials_per_split": trials_per_split,
-        "pairs": dict(sorted(Counter(f"{p['split']}/{p['label']}" for p in pairs).items())),
-        "negative_kinds": dict(
-            sorted(Counter(str(p["negative_kind"]) for p in pairs if not p["label"]).items())
-        ),
-        "tasks_per_split": {s: len(split_tasks(s)) for s in SPLITS},
-    }
-    tasks = [
-        {"name": t.name, "complexity": t.complexity, "ordering": t.ordering, "novel": t.novel}
-        for t in TASKS
-    ]
-    if render is not None:
-        manifest["render"] = {"fps": render.fps, "size": render.size}
-    with staged_directory(out) as staging:
-        episodes = []
-        for episode in built:
-            episodes.append(_record(episode, staging, render))
-            rendered()
+    videos: list[str] = []
+    with execution.open() as executor, staged_directory(out) as staging:
+        results = run_shards(
+            executor,
+            build_trial_shard,
+            context,
+            keys,
+            labels,
+            journal,
+            still_valid=lambda shard: media_intact(media)(shard[2]),
+        )
+        for record, made, digests in results:
+            episodes.append(record)
+            pairs.extend(made)
+            videos += sorted(digests)
+            tick()
+            if render is not None:
+                rendered()
+        manifest = {
+            "seed": seed,
+            "trials_per_split": trials_per_split,
+            "pairs": dict(sorted(Counter(f"{p['split']}/{p['label']}" for p in pairs).items())),
+            "negative_kinds": dict(
+                sorted(Counter(str(p["negative_kind"]) for p in pairs if not p["label"]).items())
+            ),
+            "tasks_per_split": {s: len(split_tasks(s)) for s in SPLITS},
+        }
+        tasks = [
+            {"name": t.name, "complexity": t.complexity, "ordering": t.ordering, "novel": t.novel}
+            for t in TASKS
+        ]
+        if render is not None:
+            manifest["render"] = {"fps": render.fps, "size": render.size}
+        move_media(media, staging, videos)
         write_text(staging / "episodes.jsonl", _dump(episodes))
         write_text(staging / "pairs.jsonl", _dump(pairs))
         write_text(staging / "tasks.json", json.dumps(tasks, indent=1) + "\n")
         write_text(staging / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    journal.finish()
     return manifest
+
+
+# What every trial shard shares: the seed, the render options and the media folder.
+TrialContext = tuple[int, RenderOptions | None, str]
+
+
+def build_trial_shard(
+    context: TrialContext, key: tuple[str, int]
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]]:
+    """One trial's episode record, its pairs and its video's sha256 (by path) if rendered."""
+    seed, render, media = context
+    split, index = key
+    episode, made = build_trial(sample_trial(split, index, seed), seed)
+    record = _record(episode, Path(media), render)
+    video = record.get("video")
+    digests = {video: sha256_file(Path(media) / video)} if isinstance(video, str) else {}
+    return record, made, digests

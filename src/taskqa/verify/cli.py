@@ -11,6 +11,15 @@ import typer
 
 from taskqa import terminal
 from taskqa.atomic import write_text
+from taskqa.data.resolve import data_paths
+from taskqa.execution import ExecutorKind
+from taskqa.execution.options import (
+    ExecutorOption,
+    RayAddressOption,
+    ResumeOption,
+    execution,
+    reported,
+)
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console
 
@@ -52,7 +61,13 @@ def parse(
 
 @app.command("parse-score")
 def parse_score(
-    gold: Annotated[Path, typer.Argument(help="EgoTV TSV: description, NL graph, DSL graph.")],
+    gold: Annotated[
+        Path,
+        typer.Argument(
+            help="EgoTV TSV: description, NL graph, DSL graph (data:egotv/proscript_data.tsv).",
+            callback=data_paths,
+        ),
+    ],
     out: Annotated[Path | None, typer.Option(help="Write the scores as JSON here.")] = None,
 ) -> None:
     """Exact-match rate and graph edit distance of the parser against gold graphs."""
@@ -79,6 +94,12 @@ def build(
     ] = False,
     fps: Annotated[float, typer.Option(min=1.0, help="Frames per second of the videos.")] = 6.0,
     size: Annotated[int, typer.Option(min=16, help="Video frame side in pixels (even).")] = 224,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes; the files do not depend on it.")
+    ] = 1,
+    executor: ExecutorOption = ExecutorKind.LOCAL,
+    ray_address: RayAddressOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Build the benchmark: episodes in the simulated kitchen and labelled pairs, all splits."""
     from taskqa.verify.benchmark import SPLITS, build_benchmark
@@ -87,7 +108,8 @@ def build(
     if size % 2:
         raise _fail([Problem("--size", "", f"expected an even number of pixels, got {size}")])
     options = RenderOptions(fps=fps, size=size) if render else None
-    with terminal.progress(transient=True) as progress:
+    run = execution(executor, workers, ray_address, resume)
+    with reported(), terminal.progress(transient=True) as progress:
         job = progress.add_task("building", total=trials * len(SPLITS))
         videos = progress.add_task("rendering", total=trials * len(SPLITS) if render else 0)
         manifest = build_benchmark(
@@ -97,6 +119,7 @@ def build(
             lambda: progress.advance(job),
             options,
             lambda: progress.advance(videos),
+            run,
         )
     console.print(f"wrote {out}: {json.dumps(manifest['pairs'])}")
 

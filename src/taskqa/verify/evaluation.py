@@ -15,7 +15,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from taskqa.atomic import write_text
-from taskqa.problems import InvalidInputError, Problem
+from taskqa.problems import InvalidInputError, Problem, parse_json
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table, write_report
 from taskqa.stats.plots import to_png
 from taskqa.verify.benchmark import SPLITS, TEST_SPLITS
@@ -52,9 +52,9 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     records, problems = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as error:
-            problems.append(Problem.at(path, [number], f"invalid JSON: {error.msg}"))
+            records.append(parse_json(line, path, [number], line=number + 1))
+        except InvalidInputError as error:
+            problems.extend(error.problems)
     if problems:
         raise InvalidInputError(problems)
     return records

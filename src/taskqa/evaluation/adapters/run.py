@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,6 +27,7 @@ from taskqa.evaluation.adapters.mapping import AnswerMapper
 from taskqa.evaluation.benchmark import Benchmark, SplitQuestion
 from taskqa.evaluation.evaluate import meta_path
 from taskqa.evaluation.normalize import NORMALIZATION_VERSION
+from taskqa.execution import Execution
 from taskqa.llm import ChatRequest, LLMClient, ResponseCache
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.questions.clips import Clip, cut_clips
@@ -55,7 +57,7 @@ def load_prompt(name: str) -> tuple[str, str]:
     path = Path(name)
     if path.suffix == ".txt" or path.is_file():
         if not path.is_file():
-            raise InvalidInputError([Problem(path.name, "", "prompt template not found")])
+            raise InvalidInputError([Problem(str(path), "", "prompt template not found")])
         text = path.read_text(encoding="utf-8")
     else:
         folder = resources.files("taskqa.evaluation.adapters").joinpath("prompts")
@@ -203,9 +205,28 @@ def run_chat(
     settings: ChatSettings,
     out: Path,
     on_progress: Callable[[int], None] | None = None,
+    execution: Execution | None = None,
 ) -> dict[str, int]:
-    """Answer every question (resuming from ``OUT.partial``); return counts by mapping rule."""
-    run = ChatRun(benchmark, settings)
+    """Answer every question (resuming from ``OUT.partial``); return counts by mapping rule.
+
+    With ``execution``, request batches run on its executor (the cache stays on the driver).
+    """
+    with ExitStack() as stack:
+        run = ChatRun(benchmark, settings)
+        if execution is not None:
+            run.client.executor = stack.enter_context(execution.open())
+        return _answer_all(run, benchmark, split, questions, out, on_progress)
+
+
+def _answer_all(
+    run: ChatRun,
+    benchmark: Benchmark,
+    split: str,
+    questions: Sequence[SplitQuestion],
+    out: Path,
+    on_progress: Callable[[int], None] | None,
+) -> dict[str, int]:
+    settings = run.settings
     partial = out.with_name(out.name + ".partial")
     done = read_partial(partial)
     todo = [q for q in questions if q.id not in done]

@@ -103,14 +103,14 @@ def read_durations(path: Path) -> tuple[dict[str, float], list[Problem]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        return {}, [Problem(path.name, "", f"cannot read the file: {error}")]
+        return {}, [Problem(str(path), "", f"cannot read the file: {error}")]
     rows = csv.DictReader(io.StringIO(text))
     absent = [c for c in (ID_COLUMN, DURATION_COLUMN) if c not in (rows.fieldnames or [])]
     if absent:
         message = (
             f"the header lacks {', '.join(absent)}; expected {ID_COLUMN} and {DURATION_COLUMN}"
         )
-        return {}, [Problem(path.name, "", message)]
+        return {}, [Problem(str(path), "", message)]
     durations: dict[str, float] = {}
     problems: list[Problem] = []
     for index, row in enumerate(rows):
@@ -118,10 +118,10 @@ def read_durations(path: Path) -> tuple[dict[str, float], list[Problem]]:
         seconds = _seconds(value)
         if seconds is None:
             message = f"expected a duration in seconds >= 0 (got {value!r}) on line {index + 2}"
-            problems.append(Problem.at(path.name, [index, DURATION_COLUMN], message))
+            problems.append(Problem.at(path, [index, DURATION_COLUMN], message))
         elif recording in durations:
             message = f"recording {recording!r} is listed twice (line {index + 2}); expected once"
-            problems.append(Problem.at(path.name, [index, ID_COLUMN], message))
+            problems.append(Problem.at(path, [index, ID_COLUMN], message))
         else:
             durations[recording] = seconds
     return durations, problems

@@ -57,10 +57,10 @@ def collect_task_graphs(
     path: Path, activities: Mapping[int, str] | None = None
 ) -> tuple[dict[int, TaskGraph], list[Problem]]:
     if not path.exists():
-        return {}, [Problem(path.name, "", "file or folder not found")]
+        return {}, [Problem(str(path), "", "file or folder not found")]
     if path.is_file():
         try:
-            return check_graphs_json(load_json(path), path.name)
+            return check_graphs_json(load_json(path), str(path))
         except InvalidInputError as error:
             return {}, error.problems
     folder = path / GRAPH_FOLDER if (path / GRAPH_FOLDER).is_dir() else path
@@ -84,7 +84,7 @@ def activities_beside(graph_folder: Path) -> tuple[dict[int, str], list[Problem]
         data = load_json(path)
     except InvalidInputError as error:
         return {}, error.problems
-    recordings, problems = parse_mapping(data, RawCompleteRecording, path.name, "recordings")
+    recordings, problems = parse_mapping(data, RawCompleteRecording, str(path), "recordings")
     return activity_names(path.name, recordings, problems)
 
 
@@ -120,7 +120,7 @@ def graphs_from_folder(
                 f"file not found; expected the task graph of activity {activity_id} ({name!r}) "
                 f"in {folder.name}/, named after the activity in lower case without spaces"
             )
-            problems.append(Problem(path.name, "", message))
+            problems.append(Problem(str(path), "", message))
             continue
         graph, found = read_graph_file(path, name)
         problems.extend(found)
@@ -134,7 +134,7 @@ def read_graph_file(path: Path, name: str) -> tuple[TaskGraph | None, list[Probl
         data = load_json(path)
     except InvalidInputError as error:
         return None, error.problems
-    return check_graph_data(data, name, path.name)
+    return check_graph_data(data, name, str(path))
 
 
 def check_graph_data(data: Any, name: str, file: str) -> tuple[TaskGraph | None, list[Problem]]:

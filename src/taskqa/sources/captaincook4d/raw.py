@@ -15,6 +15,7 @@ from typing import Annotated, Any, Protocol, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa.model import ErrorTag
+from taskqa.model.recording import MAX_DURATION
 from taskqa.problems import Location, Problem, problems_from_validation_error
 
 MISSING_TIME = -1.0
@@ -190,6 +191,14 @@ def time_problems(file: str, location: Location, step: TimedStep) -> list[Proble
                     file,
                     [*location, name],
                     f"{name} {value} is negative; expected seconds >= 0, or -1 for a missing step",
+                )
+            )
+        elif value > MAX_DURATION:
+            problems.append(
+                Problem.at(
+                    file,
+                    [*location, name],
+                    f"{name} {value} is past any recording; expected at most {MAX_DURATION:.0f} s",
                 )
             )
     if (start == MISSING_TIME) != (end == MISSING_TIME):

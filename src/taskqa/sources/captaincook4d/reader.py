@@ -114,7 +114,7 @@ def check_release(root: Path) -> tuple[Release, list[Problem]]:
             f"no {ANNOTATIONS}/ folder; expected the CaptainCook4D folder with {ANNOTATIONS}/, "
             f"{GRAPH_FOLDER}/ and metadata/"
         )
-        return Release(), [Problem(root.name, "", message)]
+        return Release(), [Problem(str(root), "", message)]
     problems: list[Problem] = []
     release = Release(
         records=_checked(annotations / ERROR_FILE, check_error_annotations, [], problems)
@@ -162,7 +162,7 @@ def _checked(
     data = _load(path, problems)
     if data is UNREADABLE:
         return default
-    parsed, found = check(data, path.name)
+    parsed, found = check(data, str(path))
     problems.extend(found)
     return parsed
 

@@ -86,7 +86,7 @@ def validate_captaincook4d_file(path: Path) -> list[Problem]:
     if path.is_dir():
         return _validate_folder(path)
     if not path.is_file():
-        return [Problem(path.name, "", "file not found")]
+        return [Problem(str(path), "", "file not found")]
     kind = _kind_by_name(path)
     if kind is FileKind.VIDEO_INFORMATION:
         return read_durations(path)[1]
@@ -104,7 +104,7 @@ def validate_captaincook4d_file(path: Path) -> list[Problem]:
 
 def _unrecognised(path: Path) -> Problem:
     message = f"not one of the CaptainCook4D/ProMQA files taskqa checks; expected {_EXPECTED}"
-    return Problem(path.name, "", message)
+    return Problem(str(path), "", message)
 
 
 def _validate_folder(folder: Path) -> list[Problem]:
@@ -153,36 +153,36 @@ def _kind_by_shape(data: Any) -> FileKind | None:
 
 
 def _error_annotations(path: Path, data: Any) -> list[Problem]:
-    records, problems = check_error_annotations(data, path.name)
+    records, problems = check_error_annotations(data, str(path))
     catalog = _catalog_beside(path)
     if catalog is not None:
-        problems.extend(unknown_global_problems(path.name, error_steps(records), catalog))
+        problems.extend(unknown_global_problems(str(path), error_steps(records), catalog))
     graphs = _task_graphs_beside(path)
     if graphs is not None:
-        problems.extend(mapping_problems(path.name, records, localizers(graphs, catalog)))
+        problems.extend(mapping_problems(str(path), records, localizers(graphs, catalog)))
     return problems
 
 
 def _cleaned_annotations(path: Path, data: Any) -> list[Problem]:
-    records, problems = check_cleaned_annotations(data, path.name)
+    records, problems = check_cleaned_annotations(data, str(path))
     graphs_data = load_beside(path.parent / FileKind.GRAPHS.value)
     if graphs_data is not None:
         graphs, found = check_graphs_json(graphs_data, FileKind.GRAPHS.value)
         if not found:
-            problems.extend(cleaned_id_problems(path.name, records, graphs))
+            problems.extend(cleaned_id_problems(str(path), records, graphs))
     return problems
 
 
 def _step_annotations(path: Path, data: Any, *, complete: bool) -> list[Problem]:
-    records, problems = check_step_annotations(data, path.name, complete=complete)
+    records, problems = check_step_annotations(data, str(path), complete=complete)
     catalog = _catalog_beside(path)
     if catalog is not None:
-        problems.extend(unknown_global_problems(path.name, plain_steps(records), catalog))
+        problems.extend(unknown_global_problems(str(path), plain_steps(records), catalog))
     return problems
 
 
 def _task_graph(path: Path, data: Any) -> list[Problem]:
-    return check_graph_data(data, path.stem, path.name)[1]
+    return check_graph_data(data, path.stem, str(path))[1]
 
 
 def _catalog_beside(path: Path) -> dict[int, str] | None:
@@ -207,7 +207,7 @@ _CHECKS: dict[FileKind, Callable[[Path, Any], list[Problem]]] = {
     FileKind.CLEANED_ANNOTATIONS: _cleaned_annotations,
     FileKind.STEP_ANNOTATIONS: lambda path, data: _step_annotations(path, data, complete=False),
     FileKind.COMPLETE_ANNOTATIONS: lambda path, data: _step_annotations(path, data, complete=True),
-    FileKind.STEP_CATALOG: lambda path, data: check_catalog(data, path.name)[1],
+    FileKind.STEP_CATALOG: lambda path, data: check_catalog(data, str(path))[1],
     FileKind.TASK_GRAPH: _task_graph,
-    FileKind.GRAPHS: lambda path, data: check_graphs_json(data, path.name)[1],
+    FileKind.GRAPHS: lambda path, data: check_graphs_json(data, str(path))[1],
 }

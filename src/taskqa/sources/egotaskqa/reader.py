@@ -76,9 +76,9 @@ def lemma_environment(vid: str) -> str | None:
 def _read(path: Path) -> tuple[list[Recording], list[Problem]]:
     parsed_path = path if path.is_file() else path / PARSED
     problems: list[Problem] = []
-    raw = load(parsed_path, parsed_path.name, problems, required=True)
+    raw = load(parsed_path, str(parsed_path), problems, required=True)
     side = read_side_files(parsed_path.parent, problems)
-    check = Checker(parsed_path.name, problems)
+    check = Checker(str(parsed_path), problems)
     videos = check.mapping(raw, [], "an object keyed by video id")
     if videos is None:
         return [], problems
