@@ -353,3 +353,31 @@ def test_serve_without_the_studio_extra_says_how_to_install_it(
     assert result.output.strip() == (
         "✗ taskqa studio: needs uvicorn, part of the studio extra: pip install 'taskqa[studio]'"
     )
+
+
+def test_the_cli_cuts_each_clip_so_no_rater_sees_past_it(tmp_path: Path, bench: Path) -> None:
+    from typer.testing import CliRunner
+
+    from taskqa.cli import app
+    from taskqa.evaluation.benchmark import Benchmark
+    from taskqa.render.video import video_info
+    from taskqa.studio import db
+
+    study = tmp_path / "s.sqlite"
+    args = ["studio", "create", "answer", str(bench), "--out", str(study), "--require-video"]
+    result = CliRunner().invoke(app, [*args, "--per-category", "2", "--catch", "0"])
+    assert result.exit_code == 0, result.output
+    rows = {row.clip: row for row in Benchmark(bench).videos().rows}
+    connection = db.connect(study)
+    try:
+        chosen = db.items(connection)
+        root = Path(str(db.meta(connection)["media_root"]))
+    finally:
+        connection.close()
+    assert root == (tmp_path / "s-clips").resolve() and chosen
+    for item in chosen:
+        clip = rows[item.payload["clip"]]
+        frames, fps, _ = video_info(root / str(item.media))
+        # the file holds the clip's span and nothing after it; no seeking into a longer video
+        assert item.start_s is None and item.end_s is None
+        assert abs(frames / fps - (clip.end_s - clip.start_s)) <= 1 / fps + 1e-6

@@ -42,7 +42,13 @@ def test_rater_in_a_real_browser(tmp_path: Path, bench: Path) -> None:
         pytest.skip("chromium is not installed (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     study = make_study(
-        tmp_path / "browser.sqlite", bench, per_category=2, raters=2, catch=1, require_video=True
+        tmp_path / "browser.sqlite",
+        bench,
+        per_category=2,
+        raters=2,
+        catch=1,
+        require_video=True,
+        clip_folder=tmp_path / "browser-clips",  # as `studio create` does by default
     )
     [first, second], admin = tokens(study)
     server = LiveServer(study).start()
@@ -65,8 +71,9 @@ def test_rater_in_a_real_browser(tmp_path: Path, bench: Path) -> None:
             )
             page.goto(f"{server.url}/r/{first}")
             assert "/items/" in page.url
-            # play the clip: it starts at the clip's first second (media fragment) and advances
+            # play the clip: a file of its own, no longer than a clip (about 25 s), and it advances
             page.wait_for_function("() => document.getElementById('clip').readyState >= 1")
+            assert 0 < page.evaluate("document.getElementById('clip').duration") <= 40
             start = page.evaluate("document.getElementById('clip').currentTime")
             page.evaluate("document.getElementById('clip').muted = true")
             page.evaluate("document.getElementById('clip').play()")

@@ -82,6 +82,14 @@ def create(
         int,
         typer.Option(min=1, help="verify: raters who only adjudicate (the last of --raters)."),
     ] = 1,
+    whole_videos: Annotated[
+        bool,
+        typer.Option(
+            "--whole-videos",
+            help="answer: serve each recording's whole video, seeking to the clip, instead of "
+            "cutting each clip into OUT's folder (raters could then watch past the clip).",
+        ),
+    ] = False,
 ) -> None:
     """Create a study file: a seeded sample of items, each rater's queue, catch trials."""
     from taskqa.studio.create import create_study
@@ -98,6 +106,9 @@ def create(
         require_video=require_video,
         media=media,
         adjudicators=adjudicators,
+        clip_folder=None
+        if whole_videos or kind is not StudyKind.ANSWER
+        else out.with_name(f"{out.stem}-clips"),
     )
     try:
         created = create_study(kind.value, source, out, options)

@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from taskqa.benchmark.clip_videos import videos_by_clip
+from taskqa.benchmark.clip_videos import clip_filename, cut_clip, videos_by_clip
 from taskqa.evaluation.benchmark import Benchmark, SplitQuestion, parse_split_name
 from taskqa.evaluation.normalize import normalize_answer
 from taskqa.studio.db import Item, items, responses
@@ -44,11 +44,22 @@ class AnswerKind:
         media_root = (options.media or source).resolve()
         clips = videos_by_clip(bench.videos())
         suggestions = _answers_by_template(bench)
+        cut = options.clip_folder
+        if cut is not None:
+            cut.mkdir(parents=True, exist_ok=True)
+            media_root = cut.resolve()
 
         def spec(question: SplitQuestion, category: str, catch: bool) -> ItemSpec | None:
             q = question.question
             row = clips.get(q.clip)
-            media = _media_path(row.video if row else None, media_root)
+            media: str | None
+            if cut is not None and row is not None and row.video.is_file():
+                name = clip_filename(q.clip)
+                if not (cut / name).is_file():  # clips are deterministic: one cut serves all
+                    cut_clip(row, cut / name)
+                media, row = name, None  # the file is the clip: no span to seek to
+            else:
+                media = _media_path(row.video if row else None, media_root)
             if options.require_video and media is None:
                 return None
             return ItemSpec(

@@ -25,6 +25,9 @@ class CreateOptions:
     require_video: bool = False
     media: Path | None = None
     adjudicators: int = 1  # staged kinds (verify): raters who only adjudicate, the last ones
+    # answer: each question's clip is cut into this folder, which becomes the media root, so
+    # that no rater can scrub past the clip into the future a predictive question asks about
+    clip_folder: Path | None = None
 
 
 @dataclass(frozen=True)
