@@ -219,14 +219,3 @@ def test_a_resumed_run_redoes_a_shard_whose_video_changed(
     build_benchmark(out, 1, 3, render=small, execution=Execution(resume=True))
     assert "resuming: 2 of 5 shards" in capsys.readouterr().err
     assert tree_bytes(out) == tree_bytes(tmp_path / "fresh")
-
-
-def test_render_out_takes_a_path_or_a_file_url_and_refuses_object_storage() -> None:
-    import typer
-
-    from taskqa.render.cli import local_folder
-
-    assert local_folder(Path("out/videos")) == Path("out/videos")
-    assert local_folder(Path("file:///shared/videos")) == Path("/shared/videos")
-    with pytest.raises(typer.BadParameter, match="s3:// is not supported"):
-        local_folder(Path("s3://bucket/videos"))

@@ -135,7 +135,7 @@ def validate(
     domain's action rules), CaptainCook4D and ProMQA annotation files or folders,
     EgoTaskQA/LEMMA annotations, and domain YAML files.
     """
-    from taskqa.validate import validate_path
+    from taskqa.validate import unchecked_videos, validate_path
 
     failed = False
     for path in paths:
@@ -146,6 +146,14 @@ def validate(
             print_problems(problems)
         else:
             console.print(f"[green]✓[/green] {escape(str(path))} ({kind}): valid", highlight=False)
+        remote = unchecked_videos(path)
+        if remote:
+            console.print(
+                f"  {len(remote)} video reference(s) at URLs (such as {remote[0]}) not checked: "
+                "validate reads local files only",
+                highlight=False,
+                markup=False,
+            )
     if failed:
         raise typer.Exit(code=1)
 

@@ -82,3 +82,21 @@ def validate_corpus(directory: Path) -> list[Problem]:
             problems += check_against_domain(recording, domain, file, [index])
         problems += check_videos(recording, directory, file, [index])
     return problems
+
+
+def unchecked_videos(path: Path) -> list[str]:
+    """The video references of a corpus that point at a URL (object storage, ``https://``):
+    validate reads local files only, so it says these were not checked rather than passing or
+    failing them. ``sim://`` placeholders of not-yet-rendered recordings are not counted."""
+    if not is_corpus(path):
+        return []
+    try:
+        recordings = read_corpus(path)
+    except InvalidInputError:
+        return []
+    return [
+        video.uri
+        for recording in recordings
+        for video in recording.videos
+        if "://" in video.uri and not video.uri.startswith("sim://")
+    ]

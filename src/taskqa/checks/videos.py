@@ -1,9 +1,11 @@
 """Each video a recording references must exist and last as long as the recording.
 
 References are paths relative to the corpus folder; addresses with a scheme (``sim://``,
-``https://``) point outside it and are not checked. A simulated recording's videos are rendered
-into the corpus, so a missing one is a problem; a released data set's recording (CaptainCook4D,
-EgoTaskQA) names its video as the data set lays it out, so only a file that is there is checked.
+``https://``, ``s3://`` from ``render --out s3://...``) point outside it and are not checked here,
+neither passed nor failed: ``taskqa validate`` says how many URL references it left unchecked.
+A simulated recording's videos are rendered into the corpus, so a missing one is a problem; a
+released data set's recording (CaptainCook4D, EgoTaskQA) names its video as the data set lays it
+out, so only a file that is there is checked.
 A file's duration must match the recording's within one frame at the file's own frame rate.
 """
 

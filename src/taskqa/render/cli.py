@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,22 +57,31 @@ def parse_views(text: str) -> tuple[str, ...]:
     return views
 
 
-def local_folder(out: Path | None) -> Path | None:
-    """``--out`` as a folder: a path, or a ``file://`` URL (what a shared mount is called in a
-    cluster's configuration). Object-storage URLs are refused: workers write files in place."""
+def render_target(out: Path | None) -> Path | str | None:
+    """``--out`` as a folder (a path, or a ``file://`` URL: what a shared mount is called in a
+    cluster's configuration) or as an object-storage URL (``s3://bucket/videos``, any scheme
+    fsspec knows), which workers upload to."""
     if out is None:
         return None
-    text = out.as_posix()
-    scheme, colon, rest = text.partition(":")
-    if not colon or len(scheme) < 2 or "/" in scheme:
+    from taskqa.execution.storage import split_url
+
+    split = split_url(out.as_posix())
+    if split is None:
         return out
-    if scheme.lower() == "file":
+    scheme, rest = split
+    if scheme == "file":
         return Path("/" + rest.lstrip("/"))
-    raise typer.BadParameter(
-        f"{scheme}:// is not supported; give a folder every worker can write to (a local path, "
-        "a shared mount, or a file:// URL)",
-        param_hint="--out",
-    )
+    return f"{scheme}://{rest.lstrip('/')}"  # a Path keeps one of the two slashes
+
+
+def journal_for(corpus: Path, out: Path | str | None) -> Path:
+    """The resume journal: beside a local ``--out``; for a URL, on the driver's disk in the
+    corpus folder, named after the URL (only the driver writes it)."""
+    from taskqa.execution import journal_beside
+
+    if isinstance(out, str):
+        return journal_beside(corpus / f"videos-{hashlib.sha256(out.encode()).hexdigest()[:12]}")
+    return journal_beside(out if out is not None else corpus / "videos")
 
 
 def check_size(size: str) -> tuple[int, int]:
@@ -106,9 +116,12 @@ def render_into_corpus(
     execution: Execution | None = None,
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
-    from taskqa.execution import journal_beside
+    target = render_target(out)
+    if isinstance(target, str):
+        from taskqa.execution.storage import check_store
 
-    out = local_folder(out)
+        with reported():
+            check_store(target)  # before the progress bar: the extra is there, the store answers
     from taskqa.render.recordings import RenderOptions, render_corpus, select_recordings
 
     width, height = check_size(size)
@@ -123,7 +136,7 @@ def render_into_corpus(
             task = bars.add_task("rendering", total=total)
             rendered = render_corpus(
                 corpus,
-                out,
+                target,
                 options,
                 ids=recordings,
                 clips_from=clips_from,
@@ -131,7 +144,7 @@ def render_into_corpus(
                 workers=workers,
                 on_progress=lambda n: bars.advance(task, n),
                 execution=execution,
-                journal=journal_beside(out if out is not None else corpus / "videos"),
+                journal=journal_for(corpus, target),
             )
     except InvalidInputError as error:
         raise fail(error.problems) from None
@@ -149,7 +162,12 @@ def videos(
     corpus: Annotated[Path, typer.Argument(help="A simulated taskqa corpus folder.")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Folder for the videos (default CORPUS/videos)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for the videos (default CORPUS/videos), or an object-storage URL "
+            "such as s3://bucket/videos (pip install 'taskqa[cloud]').",
+        ),
     ] = None,
     fps: Annotated[float, typer.Option(min=0.5, max=30, help="Frames per second.")] = 2.0,
     size: Annotated[

@@ -54,7 +54,7 @@ class RenderOptions:
 class RenderedRecording:
     recording: str
     videos: list[VideoRef] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)  # paths relative to the corpus
+    files: list[str] = field(default_factory=list)  # relative to the corpus, or uploads' URLs
     frames: int = 0
 
 
@@ -243,6 +243,7 @@ RenderShard = tuple[str, list[str], int, dict[str, str]]
 
 
 def _render_one(context: RenderContext, line: str) -> RenderShard:
+    from taskqa.execution.storage import split_url
     from taskqa.render.engine import quiet_pybullet
 
     domain_source, domain_file, look_source, look_file, folder, corpus, options = context
@@ -250,10 +251,39 @@ def _render_one(context: RenderContext, line: str) -> RenderShard:
     domain = parse_domain(domain_source, domain_file)
     look = parse_look(look_source, look_file)
     recording = Recording.model_validate_json(line)
+    if split_url(folder) is not None:
+        return _render_and_upload(recording, domain, look, folder, options)
     rendered = render_recording(recording, domain, look, Path(folder), Path(corpus), options)
     videos = [v.model_dump_json(exclude_none=True) for v in rendered.videos]
     digests = {name: sha256_file(Path(corpus) / name) for name in rendered.files}
     return json.dumps(videos), rendered.files, rendered.frames, digests
+
+
+def _render_and_upload(
+    recording: Recording, domain: Domain, look: LookSpec, url: str, options: RenderOptions
+) -> RenderShard:
+    """Render into a local temporary folder as into a local ``--out`` (the same bytes), then
+    upload each file to ``url/<recording>/<file>``. The references, files and digests name
+    the uploaded objects by their full URLs: they are not relative to the corpus."""
+    import shutil
+    import tempfile
+
+    from taskqa.execution.storage import join, upload
+
+    scratch = Path(tempfile.mkdtemp(prefix="taskqa-render-"))
+    try:
+        rendered = render_recording(recording, domain, look, scratch, scratch, options)
+        digests: dict[str, str] = {}
+        for name in rendered.files:
+            upload(scratch / name, join(url, name))
+            digests[join(url, name)] = sha256_file(scratch / name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    videos = [
+        video.model_copy(update={"uri": join(url, video.uri)}).model_dump_json(exclude_none=True)
+        for video in rendered.videos
+    ]
+    return json.dumps(videos), list(digests), rendered.frames, digests
 
 
 def _decode_render(data: bytes) -> RenderShard:
@@ -262,21 +292,24 @@ def _decode_render(data: bytes) -> RenderShard:
 
 
 def _files_intact(corpus: Path) -> Callable[[RenderShard], bool]:
-    """Whether a journaled shard's files are still there as they were written (``--resume``)."""
+    """Whether a journaled shard's files are still there as they were written (``--resume``);
+    uploaded objects (named by URL) are read back and their sha256 compared."""
+    from taskqa.execution.storage import sha256_url, split_url
+
+    def same(name: str, digest: str) -> bool:
+        if split_url(name) is not None:
+            return sha256_url(name) == digest
+        return (corpus / name).is_file() and sha256_file(corpus / name) == digest
 
     def intact(shard: RenderShard) -> bool:
-        digests = shard[3]
-        return all(
-            (corpus / name).is_file() and sha256_file(corpus / name) == digest
-            for name, digest in digests.items()
-        )
+        return all(same(name, digest) for name, digest in shard[3].items())
 
     return intact
 
 
 def render_corpus(
     corpus: Path,
-    out: Path | None = None,
+    out: Path | str | None = None,
     options: RenderOptions | None = None,
     ids: Sequence[str] | None = None,
     clips_from: Path | None = None,
@@ -292,12 +325,19 @@ def render_corpus(
 
     One shard is one recording; workers write its files into ``out`` themselves (on a cluster
     it must be a path every node sees) and send back only references and digests, which go to
-    ``out/manifest.json``. ``execution`` says where shards run (default: ``workers`` local
-    processes) and ``journal`` is the folder recording finished shards for a resumed run.
+    ``out/manifest.json``. ``out`` may also be an object-storage URL (a ``str`` such as
+    ``s3://bucket/videos``): workers upload the files there, the references are their URLs
+    and the manifest is written there (``taskqa.execution.storage``). ``execution`` says where
+    shards run (default: ``workers`` local processes) and ``journal`` is the folder recording
+    finished shards for a resumed run.
     """
     execution = execution or Execution(workers=workers)
     options = options or RenderOptions()
     folder = out if out is not None else corpus / "videos"
+    if isinstance(folder, str):
+        from taskqa.execution.storage import check_store
+
+        check_store(folder)  # before any work: the back-end is there and the store answers
     recordings = read_corpus(corpus)
     domain = corpus_domain(corpus)
     look = load_look(look_path)
@@ -308,7 +348,7 @@ def render_corpus(
         domain.file_name,
         look_text,
         look_file,
-        str(folder.resolve()),
+        folder if isinstance(folder, str) else str(folder.resolve()),
         str(corpus.resolve()),
         options,
     )
@@ -332,7 +372,10 @@ def render_corpus(
             still_valid=_files_intact(corpus.resolve()),
         )
         rendered = _collect(chosen, results, on_progress, digests)
-    write_manifest(folder, corpus, digests)
+    if isinstance(folder, str):
+        write_remote_manifest(folder, digests)
+    else:
+        write_manifest(folder, corpus, digests)
     point_videos(corpus, {r.recording: r.videos for r in rendered})
     if shards is not None:
         shards.finish()
@@ -343,17 +386,39 @@ def write_manifest(folder: Path, corpus: Path, digests: dict[str, str]) -> None:
     """Record each rendered file's sha256 in ``folder/manifest.json`` (paths relative to the
     folder), keeping the entries of files rendered by earlier runs."""
     path = folder / VIDEO_MANIFEST
-    files: dict[str, str] = {}
-    if path.is_file():
-        try:
-            files = dict(json.loads(path.read_text(encoding="utf-8")).get("files", {}))
-        except (ValueError, AttributeError):
-            files = {}  # a damaged manifest is rebuilt from what this run rendered
+    files = _manifest_files(path.read_text(encoding="utf-8") if path.is_file() else None)
     base = folder.resolve()
     for name, digest in digests.items():
         files[Path(os.path.relpath((corpus / name).resolve(), base)).as_posix()] = digest
+    write_text(path, _manifest_text(files))
+
+
+def _manifest_text(files: dict[str, str]) -> str:
     manifest = {"generator": "taskqa render", "files": dict(sorted(files.items()))}
-    write_text(path, json.dumps(manifest, indent=2) + "\n")
+    return json.dumps(manifest, indent=2) + "\n"
+
+
+def _manifest_files(data: bytes | str | None) -> dict[str, str]:
+    """The entries of an existing manifest; a damaged one is rebuilt from this run's files."""
+    if data is None:
+        return {}
+    try:
+        return dict(json.loads(data).get("files", {}))
+    except (ValueError, AttributeError):
+        return {}
+
+
+def write_remote_manifest(url: str, digests: dict[str, str]) -> None:
+    """``url/manifest.json`` as a local run writes it (paths relative to ``url``), keeping the
+    entries of earlier runs; written whole in one put. ``digests`` are keyed by full URL."""
+    from taskqa.execution.storage import join, read_object, write_object
+
+    path = join(url, VIDEO_MANIFEST)
+    files = _manifest_files(read_object(path))
+    prefix = join(url, "")
+    for name, digest in digests.items():
+        files[name.removeprefix(prefix)] = digest
+    write_object(path, _manifest_text(files).encode("utf-8"))
 
 
 def look_source(path: Path | None) -> tuple[str, str]:
