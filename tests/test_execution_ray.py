@@ -1,4 +1,4 @@
-"""The Ray back-end on a local instance (2 CPUs, loopback, no dashboard) started once for the
+"""The Ray back-end on a local instance (2 CPUs, no dashboard) started once for the
 session: every command's files are byte-identical to the local executor's, a killed worker is
 retried, and a killed driver leaves nothing running and resumes to the same output."""
 
@@ -8,6 +8,7 @@ import logging
 import os
 import shutil
 import signal
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from execution_support import (
+    TASKQA,
     alive,
     descendants,
     recorded_shards,
@@ -38,7 +40,6 @@ def ray_instance() -> Iterator[str]:
         address="local",
         num_cpus=2,
         include_dashboard=False,
-        _node_ip_address="127.0.0.1",
         log_to_driver=False,
         logging_level=logging.ERROR,
     )
@@ -185,3 +186,34 @@ def test_model_requests_on_ray_are_paid_once(ray_instance: str, tmp_path: Path) 
     assert [c.text for c in first] == [f"re: question {i}" for i in range(12)]
     assert [c.text for c in second] == [c.text for c in first]
     assert not any(c.cached for c in first) and all(c.cached for c in second)
+
+
+def _job_count() -> int:
+    from ray._private import state  # the GCS's job table; the public job API needs a dashboard
+
+    return len(state.jobs())
+
+
+@pytest.mark.parametrize("how", ["address", "auto"])
+def test_a_driver_joins_a_running_instance_and_leaves_it_running(
+    ray_instance: str, tmp_path: Path, tiny_corpus: Path, how: str
+) -> None:
+    """`--ray-address HOST:PORT` (and `auto`, which finds it through RAY_ADDRESS) runs the
+    shards on the instance that is already there, as on a cluster, and does not shut it down."""
+    _taskqa("generate", tiny_corpus, "--out", tmp_path / "local.jsonl")
+    jobs = _job_count()
+    address = ray_instance if how == "address" else "auto"
+    environment = {**os.environ, "RAY_ADDRESS": ray_instance}
+    command = ["generate", str(tiny_corpus), "--out", str(tmp_path / "joined.jsonl")]
+    joined = subprocess.run(
+        [*TASKQA, *command, "--executor", "ray", "--ray-address", address],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+    )
+    assert joined.returncode == 0, joined.stderr
+    assert (tmp_path / "joined.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert _job_count() == jobs + 1  # one more driver ran on this instance, not on its own
+    assert ray.get(ray.put("still here")) == "still here"
+    assert ray.cluster_resources().get("CPU") == 2

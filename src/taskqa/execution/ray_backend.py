@@ -35,7 +35,7 @@ def import_ray() -> Any:
 
 class RayExecutor:
     """Shards as Ray tasks. ``address`` None starts a private local instance with ``cpus``
-    CPUs (loopback only, no dashboard) that lives as long as this executor; ``auto`` or
+    CPUs (no dashboard) that lives as long as this executor; ``auto`` or
     ``HOST:PORT`` joins a running cluster. A process already connected to Ray keeps its
     connection (tests start one instance for the whole session)."""
 
@@ -58,7 +58,8 @@ class RayExecutor:
         if address is None:
             # A watchdog over the instance's processes: a SIGKILLed driver runs no shutdown.
             self._watchdog = start_watchdog()
-            settings |= {"address": "local", "_node_ip_address": "127.0.0.1", "num_cpus": cpus}
+            # No node address: Ray swaps a loopback one for the machine's own (docs/scaling.md).
+            settings |= {"address": "local", "num_cpus": cpus}
         else:
             settings["address"] = address
         try:
