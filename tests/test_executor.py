@@ -221,3 +221,66 @@ def test_future_actions_stay_out_of_the_video(view: ClipView) -> None:
         == "drink from bowl"
     )
     assert answer(parse_program("query(hoi$, iterate_until(backward, all))"), view) == "open fridge"
+
+
+def _cut_orange(shape_before: str, cleanliness_before: str = "clean") -> ClipView:
+    """One cut whose annotation may not know the orange's shape (or cleanliness) before it."""
+    shape, clean = Attribute.SHAPE, Attribute.CLEANLINESS
+    cut = _act(
+        "c0",
+        "P1",
+        0,
+        "cut",
+        ActionSlots(patient=["orange"], instrument=["knife"]),
+        [
+            _object(
+                "orange",
+                {shape: shape_before, clean: cleanliness_before},
+                {shape: "part", clean: "dirty"},
+            )
+        ],
+    )
+    recording = Recording(
+        id="r2",
+        source=Source.SIMULATED,
+        duration=10,
+        fps=24,
+        agents=[Agent(id="P1")],
+        actions=[cut],
+    )
+    clip = next(iter(cut_clips(recording, ClipConfig(seconds=10, future=0))))
+    return build_view(recording, clip, build_structure(recording))
+
+
+@pytest.mark.parametrize(
+    ("program", "known", "unknown_before"),
+    [
+        # the question of the quality review: "did the shape of the orange become cut when the
+        # person cut something using the knife?" was "no" when the shape before was unknown
+        ("verify(change, obj@orange, attribute@shape, after@part, only(filter(verb@cut, video)))", "yes", None),
+        ("verify(change, obj@orange, attribute@shape, before@whole, only(filter(verb@cut, video)))", "yes", None),
+        ("query(change, obj@orange, attribute@shape, before$, only(filter(verb@cut, video)))", "whole", None),
+        ("query(state, obj@orange, attribute@shape, type@before, value$, only(filter(verb@cut, video)))", "whole", None),
+        # an unknown value that cannot be the one asked for changes nothing
+        ("verify(change, obj@orange, attribute@shape, after@whole, only(filter(verb@cut, video)))", "no", "no"),
+        ("query(change, obj@orange, attribute@shape, after$, only(filter(verb@cut, video)))", "cut", None),
+        # another attribute's known change decides a question about the object as a whole
+        ("verify(change, obj@orange, only(filter(verb@cut, video)))", "yes", "yes"),
+        ("query(change, obj@orange, attribute@cleanliness, after$, only(filter(verb@cut, video)))", "dirty", "dirty"),
+        ("query(hoi$, only(filter(change, obj@orange, attribute@cleanliness, video)))", "cut orange using knife", "cut orange using knife"),
+        ("query(hoi$, only(filter(change, attribute@shape, video)))", "cut orange using knife", None),
+    ],
+)  # fmt: skip
+def test_a_fact_with_an_unknown_value_leaves_what_it_could_decide_unanswerable(
+    program: str, known: str, unknown_before: str | None
+) -> None:
+    parsed = parse_program(program)
+    assert answer(parsed, _cut_orange("whole")) == known
+    assert answer(parsed, _cut_orange("unknown")) == unknown_before
+
+
+def test_an_unknown_change_is_no_question_subject() -> None:
+    from taskqa.questions.instantiate import sample_space
+
+    space = sample_space(_cut_orange("unknown", cleanliness_before="unknown"))
+    assert "unknown" not in {v for values in space.values.values() for v in values}

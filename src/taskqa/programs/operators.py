@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from taskqa.causal import Link
+from taskqa.model import UNKNOWN
 from taskqa.programs.graph import Argument, Program
 from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
 from taskqa.programs.syntax import parse_program, unquote
@@ -158,14 +159,25 @@ def walk(interval: Interval, path: Path) -> list[str] | list[Fact] | list[Interv
     if path.reaches_change and interval.fields.get("executable") == ("unknown",):
         raise Unanswerable("whether this action happens is unknown")
     facts: list[Fact] | None = None  # None: still at the interval itself
+    # Facts with an unknown value that the conditions so far may select (an unknown value may
+    # be the one asked for). They count once the conditions name an attribute: a question about
+    # the orange's shape has no answer if its shape before the cut is unknown. Questions over
+    # every attribute ("which object changed?") leave them out, as the released generator
+    # does: most are an unknown side of an attribute that did not change (docs/questions.md).
+    partial: list[Fact] = []
+    named = False  # an ``attribute@...`` condition has been applied to the facts
     for step in path.steps:
         key = step.key
         if step.select:
             if facts is None:
                 return sorted(set(interval.fields.get(key, ())))
+            if partial and named:
+                raise Unanswerable("a selected fact has an unknown value")
             return sorted({v for f in facts if (v := f.fields.get(key)) is not None})
         if step.descends:
             facts = [f for f in interval.facts if f.kind == key]
+            if interval.partial:
+                partial = [f for f in interval.partial if f.kind == key]
         elif step.value is None:
             return []  # a bare word that is no fact kind matches nothing
         elif facts is None:
@@ -174,8 +186,13 @@ def walk(interval: Interval, path: Path) -> list[str] | list[Fact] | list[Interv
             continue
         else:
             facts = [f for f in facts if f.fields.get(key) == step.value]
-        if not facts:
+            if partial:
+                partial = [f for f in partial if f.fields.get(key) in (step.value, UNKNOWN)]
+                named = named or key == "attribute"
+        if not facts and not partial:
             return []
+    if partial and named and not facts:
+        raise Unanswerable("only a fact with an unknown value may match")
     return [interval] if facts is None else facts
 
 

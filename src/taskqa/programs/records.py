@@ -15,7 +15,11 @@ An interval is one action. Its **fields** are single words or phrases a question
 Its **facts** are records of three kinds: ``change`` (obj, attribute, before, after),
 ``state`` (obj, attribute, value, type = before/after) and ``relation`` (subject, relation,
 object, type, kind). Visibility is a state but never a change: it follows where people look,
-not what they do. ``unknown`` values are left out, so no question can be built on them.
+not what they do. A fact with an ``unknown`` value (a state nobody could annotate, a change
+with an unknown side) is kept apart in the interval's ``partial`` facts: no question is built on
+it, and a condition that names its attribute and could select it leaves the program without an
+answer (``operators.walk``), since leaving it out would answer "no" where a viewer may see the
+change.
 """
 
 from __future__ import annotations
@@ -48,17 +52,22 @@ class Interval:
     facts: tuple[Fact, ...]
     future: bool = False
     other: bool = False
+    # facts with an ``unknown`` value: never a question's subject, but they may be what a
+    # condition on their attribute selects, and then the walk has no answer
+    partial: tuple[Fact, ...] = ()
 
     def value(self, name: str) -> tuple[str, ...]:
         return self.fields.get(name, ())
 
     def with_executability(self, verdict: str) -> Interval:
         """The interval as a counterfactual sees it: a step that does not happen changes nothing."""
-        facts = (
-            self.facts if verdict != "no" else tuple(f for f in self.facts if f.kind != "change")
-        )
+        if verdict != "no":
+            facts, partial = self.facts, self.partial
+        else:
+            facts = tuple(f for f in self.facts if f.kind != "change")
+            partial = tuple(f for f in self.partial if f.kind != "change")
         fields = {**self.fields, "executable": (verdict,)}
-        return replace(self, fields=fields, facts=facts)
+        return replace(self, fields=fields, facts=facts, partial=partial)
 
 
 @dataclass(frozen=True)
@@ -144,7 +153,9 @@ def _interval(
         "executable": ("yes",),
     }
     facts = _facts(action, person)
-    return Interval(action.id, action.start, action.end, fields, facts, future, other)
+    known = tuple(f for f in facts if UNKNOWN not in f.fields.values())
+    partial = tuple(f for f in facts if UNKNOWN in f.fields.values())
+    return Interval(action.id, action.start, action.end, fields, known, future, other, partial)
 
 
 def _other_aware(action: ActionSegment) -> bool:
@@ -170,18 +181,17 @@ def _facts(action: ActionSegment, person: str) -> tuple[Fact, ...]:
         name = who(transition.entity)
         for moment, snapshot in (("before", transition.before), ("after", transition.after)):
             for attribute, value in snapshot.attributes.items():
-                if value != UNKNOWN:
-                    facts.append(
-                        Fact(
-                            "state",
-                            {
-                                "obj": name,
-                                "attribute": attribute.value,
-                                "value": value,
-                                "type": moment,
-                            },
-                        )
+                facts.append(
+                    Fact(
+                        "state",
+                        {
+                            "obj": name,
+                            "attribute": attribute.value,
+                            "value": value,
+                            "type": moment,
+                        },
                     )
+                )
             for relation in snapshot.relations:
                 facts.append(
                     Fact(
@@ -202,7 +212,7 @@ def _facts(action: ActionSegment, person: str) -> tuple[Fact, ...]:
                 continue  # turning one's head is no change to the object (see causal docs)
             before = transition.before.attributes.get(attribute)
             after = transition.after.attributes.get(attribute)
-            if before and after and UNKNOWN not in (before, after):
+            if before and after:
                 facts.append(
                     Fact(
                         "change",
