@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,19 @@ def tiny_corpus_fixture(tmp_path_factory: pytest.TempPathFactory, domain: Domain
     out = tmp_path_factory.mktemp("tiny") / "corpus"
     write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
     return out
+
+
+class Interrupt(Exception):
+    """Stands for the driver being stopped after some shards."""
+
+
+def stop_after(count: int) -> Callable[[int], None]:
+    """A progress callback that interrupts the run once ``count`` shards have been reported."""
+    done: list[int] = []
+
+    def advance(n: int = 1) -> None:
+        done.append(n)
+        if len(done) >= count:
+            raise Interrupt
+
+    return advance

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from execution_support import (
+    Interrupt,
     alive,
     bad_input,
     descendants,
@@ -23,6 +24,7 @@ from execution_support import (
     recorded_shards,
     square,
     start_cli,
+    stop_after,
     tiny_corpus_fixture,  # noqa: F401  (the tests request it as tiny_corpus)
     tree_bytes,
     wait_until,
@@ -165,21 +167,6 @@ def test_no_pool_worker_outlives_a_killed_driver(tmp_path: Path, tiny_corpus: Pa
     assert not journal.exists()
 
 
-class _Interrupt(Exception):
-    """Stands for the driver being stopped after some shards."""
-
-
-def _stop_after(count: int) -> Any:
-    done: list[int] = []
-
-    def advance(n: int = 1) -> None:
-        done.append(n)
-        if len(done) >= count:
-            raise _Interrupt
-
-    return advance
-
-
 def test_an_interrupted_render_resumes_to_the_same_files(
     tmp_path: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -192,8 +179,8 @@ def test_an_interrupted_render_resumes_to_the_same_files(
     render_corpus(tmp_path / "fresh", options=small, limit=3)
     corpus = tmp_path / "resumed"
     journal = journal_beside(corpus / "videos")
-    with pytest.raises(_Interrupt):
-        render_corpus(corpus, options=small, limit=3, on_progress=_stop_after(2), journal=journal)
+    with pytest.raises(Interrupt):
+        render_corpus(corpus, options=small, limit=3, on_progress=stop_after(2), journal=journal)
     assert recorded_shards(journal) == 2
     resumed = Execution(workers=2, resume=True)
     render_corpus(corpus, options=small, limit=3, execution=resumed, journal=journal)
@@ -211,8 +198,8 @@ def test_a_resumed_run_redoes_a_shard_whose_video_changed(
     small = RenderOptions(fps=2.0, size=32)
     build_benchmark(tmp_path / "fresh", 1, 3, render=small)
     out = tmp_path / "resumed"
-    with pytest.raises(_Interrupt):
-        build_benchmark(out, 1, 3, tick=_stop_after(3), render=small)
+    with pytest.raises(Interrupt):
+        build_benchmark(out, 1, 3, tick=stop_after(3), render=small)
     media = journal_beside(out) / "media" / "videos"
     damaged = sorted(media.glob("*.mp4"))[0]
     damaged.write_bytes(b"not the video")

@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 
 from execution_support import (
     TASKQA,
+    Interrupt,
     recorded_shards,
+    stop_after,
     tiny_corpus_fixture,  # noqa: F401  (the tests request it as tiny_corpus)
     tree_bytes,
 )
@@ -110,21 +112,6 @@ def test_render_on_ray_uploads_the_same_objects(
     )
 
 
-class _Interrupt(Exception):
-    pass
-
-
-def _stop_after(count: int) -> Any:
-    done: list[int] = []
-
-    def advance(n: int = 1) -> None:
-        done.append(n)
-        if len(done) >= count:
-            raise _Interrupt
-
-    return advance
-
-
 def test_resume_after_an_interrupted_upload_redoes_only_missing_or_changed_objects(
     s3_endpoint: str, tmp_path: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -139,8 +126,8 @@ def test_resume_after_an_interrupted_upload_redoes_only_missing_or_changed_objec
     render_corpus(tmp_path / "fresh", options=small, limit=3)
     corpus, url = tmp_path / "resumed", "s3://resumed/videos"
     journal = journal_for(corpus, url)
-    with pytest.raises(_Interrupt):
-        render_corpus(corpus, url, small, limit=3, on_progress=_stop_after(2), journal=journal)
+    with pytest.raises(Interrupt):
+        render_corpus(corpus, url, small, limit=3, on_progress=stop_after(2), journal=journal)
     assert recorded_shards(journal) == 2 and not fs.exists("resumed/videos/manifest.json")
     # one journaled shard's object changed since: that shard, and the one never done, run again
     second = sorted(n for n in fs.find("resumed/videos") if n.endswith("third.mp4"))[1]
