@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_text(path: Path, text: str) -> None:
@@ -50,8 +51,13 @@ def staged_directory(target: Path) -> Iterator[Path]:
 
 def sha256_file(path: Path) -> str:
     """The file's sha256 (hex), read in blocks so any size fits in memory."""
-    digest = hashlib.sha256()
     with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
+        return sha256_stream(stream)
+
+
+def sha256_stream(stream: BinaryIO) -> str:
+    """The sha256 (hex) of what is left in a binary stream, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()

@@ -17,6 +17,7 @@ from taskqa.execution.options import (
     ExecutorOption,
     RayAddressOption,
     ResumeOption,
+    WorkersOption,
     execution,
     reported,
 )
@@ -64,9 +65,7 @@ def simulate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the corpus to.")],
     episodes: Annotated[int, typer.Option(min=1, help="Number of recordings to simulate.")] = 400,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives byte-identical files.")] = 0,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes; the output does not depend on it.")
-    ] = 1,
+    workers: WorkersOption = 1,
     domain: Annotated[
         Path | None,
         typer.Option(help="A domain YAML file instead of the built-in household world."),
@@ -231,7 +230,7 @@ def _pick_recording(recordings: list[Recording], wanted: str | None, source: Pat
 def generate(
     corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Questions file to write (JSONL).")],
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes; output is identical.")] = 1,
+    workers: WorkersOption = 1,
     seed: Annotated[int, typer.Option(help="Seed for the choice of text variants.")] = 0,
     templates: Annotated[
         list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
@@ -302,9 +301,7 @@ def build(
     corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Benchmark folder to write.")],
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Generation workers; output is identical.")
-    ] = 1,
+    workers: WorkersOption = 1,
     target: Annotated[int, typer.Option(min=0, help="Most questions kept (0: no limit).")] = 40_000,
     min_binary: Annotated[
         int, typer.Option(help="Drop a reasoning type's yes/no questions below this count.")

@@ -8,7 +8,7 @@ from pathlib import Path
 from taskqa.checks.continuity import check_continuity
 from taskqa.checks.domain_rules import check_against_domain
 from taskqa.checks.references import check_references
-from taskqa.checks.videos import check_videos
+from taskqa.checks.videos import check_videos, unchecked_uris
 from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.corpus import DOMAIN_FILE
@@ -94,9 +94,4 @@ def unchecked_videos(path: Path) -> list[str]:
         recordings = read_corpus(path)
     except InvalidInputError:
         return []
-    return [
-        video.uri
-        for recording in recordings
-        for video in recording.videos
-        if "://" in video.uri and not video.uri.startswith("sim://")
-    ]
+    return [uri for recording in recordings for uri in unchecked_uris(recording)]

@@ -17,6 +17,23 @@ from pathlib import Path
 from taskqa.model import Recording, Source
 from taskqa.problems import Location, Problem
 
+PLACEHOLDER_SCHEME = "sim://"  # a simulated recording's video before it is rendered
+
+
+def is_remote(uri: str) -> bool:
+    """Whether a reference is an address with a scheme, which these checks do not open."""
+    return "://" in uri
+
+
+def unchecked_uris(recording: Recording) -> list[str]:
+    """The recording's rendered videos at URLs (object storage, ``https://``): not checked
+    here, neither passed nor failed; not-yet-rendered ``sim://`` placeholders are left out."""
+    return [
+        v.uri
+        for v in recording.videos
+        if is_remote(v.uri) and not v.uri.startswith(PLACEHOLDER_SCHEME)
+    ]
+
 
 def check_videos(
     recording: Recording, corpus: Path, file: str, prefix: Location
@@ -24,7 +41,7 @@ def check_videos(
     from taskqa.render.video import video_info
 
     for index, video in enumerate(recording.videos):
-        if "://" in video.uri:
+        if is_remote(video.uri):
             continue
         where = [*prefix, "videos", index, "uri"]
         path = corpus / video.uri

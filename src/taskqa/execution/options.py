@@ -1,9 +1,9 @@
 """The command-line options every heavy command shares, defined once, and how a command
 turns an execution failure into its one message.
 
-A command takes ``executor: ExecutorOption``, ``ray_address: RayAddressOption`` and (where
-it can resume) ``resume: ResumeOption``, builds its settings with ``execution(...)`` and runs
-inside ``with reported():``.
+A command takes ``workers: WorkersOption``, ``executor: ExecutorOption``, ``ray_address:
+RayAddressOption`` and (where it can resume) ``resume: ResumeOption``, builds its settings
+with ``execution(...)`` and runs inside ``with reported():``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,14 @@ import typer
 from taskqa.execution.base import Execution, ExecutorKind
 from taskqa.execution.shards import ExecutionError
 
+WorkersOption = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Worker processes (with --executor ray: the CPUs of the local Ray instance); the "
+        "output does not depend on it.",
+    ),
+]
 ExecutorOption = Annotated[
     ExecutorKind,
     typer.Option(

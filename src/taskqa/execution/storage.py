@@ -17,17 +17,16 @@ names the URL, which reaches the driver from a worker as itself.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from pathlib import Path
 from typing import Any
 
+from taskqa.atomic import sha256_stream
 from taskqa.execution.shards import ExecutionError
 
 INSTALL_HINT = "needs fsspec/s3fs: pip install 'taskqa[cloud]'"
 # Stores whose single-object put is atomic: an object is there whole or not at all.
 OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss"})
-BLOCK = 1 << 20
 
 
 class StorageError(ExecutionError):
@@ -109,16 +108,13 @@ def read_object(url: str) -> bytes | None:
 def sha256_url(url: str) -> str | None:
     """The object's sha256, read back in blocks; None if there is no such object."""
     fs, path = _filesystem(url)
-    digest = hashlib.sha256()
     try:
         with fs.open(path, "rb") as stream:
-            for block in iter(lambda: stream.read(BLOCK), b""):
-                digest.update(block)
+            return sha256_stream(stream)
     except FileNotFoundError:
         return None
     except Exception as error:  # the store's own errors, whatever the back-end
         raise _failed(url, error) from None
-    return digest.hexdigest()
 
 
 def write_object(url: str, data: bytes) -> None:

@@ -20,6 +20,7 @@ from taskqa.execution.options import (
     ExecutorOption,
     RayAddressOption,
     ResumeOption,
+    WorkersOption,
     execution,
     reported,
 )
@@ -62,9 +63,7 @@ def simulate(
         bool,
         typer.Option(help="Also draw each scene through CLEVRER's camera (video_XXXXX.mp4)."),
     ] = False,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes; the files do not depend on it.")
-    ] = 1,
+    workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,

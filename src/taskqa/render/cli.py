@@ -14,6 +14,7 @@ from taskqa.execution.options import (
     ExecutorOption,
     RayAddressOption,
     ResumeOption,
+    WorkersOption,
     execution,
     reported,
 )
@@ -186,7 +187,7 @@ def videos(
     masks: Annotated[
         bool, typer.Option("--masks", help="Also write per-frame instance masks (.masks.npz).")
     ] = False,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes; files are identical.")] = 1,
+    workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
@@ -237,9 +238,7 @@ def probe(
         float, typer.Option(min=0.1, max=0.9, help="Share of test recordings.")
     ] = 0.3,
     size: Annotated[int, typer.Option(min=64, max=512, help="Frame side in pixels.")] = 224,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes; results are identical.")
-    ] = 1,
+    workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
 ) -> None:

@@ -17,6 +17,7 @@ from taskqa.execution.options import (
     ExecutorOption,
     RayAddressOption,
     ResumeOption,
+    WorkersOption,
     execution,
     reported,
 )
@@ -94,9 +95,7 @@ def build(
     ] = False,
     fps: Annotated[float, typer.Option(min=1.0, help="Frames per second of the videos.")] = 6.0,
     size: Annotated[int, typer.Option(min=16, help="Video frame side in pixels (even).")] = 224,
-    workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes; the files do not depend on it.")
-    ] = 1,
+    workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
