@@ -85,7 +85,7 @@ def assert_one_line_problems(problems: list[str], file: Path) -> None:
 
 
 def refusal(folder: Path) -> list[str]:
-    kind, problems = validate_path(folder)
+    kind, problems, _ = validate_path(folder)
     return [str(p) for p in problems]
 
 

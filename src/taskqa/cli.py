@@ -134,18 +134,17 @@ def validate(
     domain's action rules), CaptainCook4D and ProMQA annotation files or folders,
     EgoTaskQA/LEMMA annotations, and domain YAML files.
     """
-    from taskqa.validate import unchecked_videos, validate_path
+    from taskqa.validate import validate_path
 
     failed = False
     for path in paths:
-        kind, problems = validate_path(path)
+        kind, problems, remote = validate_path(path)
         if problems:
             failed = True
             errors.print(f"[bold red]{escape(str(path))}[/] ({kind}): {len(problems)} problem(s)")
             print_problems(problems)
         else:
             console.print(f"[green]✓[/green] {escape(str(path))} ({kind}): valid", highlight=False)
-        remote = unchecked_videos(path)
         if remote:
             console.print(
                 f"  {len(remote)} video reference(s) at URLs (such as {remote[0]}) not checked: "

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from taskqa.checks.continuity import check_continuity
 from taskqa.checks.domain_rules import check_against_domain
@@ -17,27 +19,40 @@ from taskqa.simulation.domain import load_domain
 Validator = Callable[[Path], list[Problem]]
 
 
-def validate_path(path: Path) -> tuple[str, list[Problem]]:
-    """Return what ``path`` was recognised as and every problem found in it."""
+class Validation(NamedTuple):
+    kind: str  # what the path was recognised as
+    problems: list[Problem]
+    # video references at URLs (object storage, https://): validate reads local files only,
+    # so it says these were not checked rather than passing or failing them
+    unchecked: list[str]
+
+
+def validate_path(path: Path) -> Validation:
+    """What ``path`` was recognised as, every problem found in it, and what was not checked."""
     if not path.exists():
-        return "missing", [Problem(str(path), "", "no such file or folder")]
-    for kind, detect, validate in _formats():
+        return Validation("missing", [Problem(str(path), "", "no such file or folder")], [])
+    unchecked: list[str] = []
+    for kind, detect, validate in _formats(unchecked):
         if detect(path):
-            return kind, validate(path)
-    return "unknown", [
-        Problem(
-            path.name,
-            "",
-            "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
-            "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file",
-        )
-    ]
+            return Validation(kind, validate(path), unchecked)
+    return Validation(
+        "unknown",
+        [
+            Problem(
+                path.name,
+                "",
+                "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
+                "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file",
+            )
+        ],
+        [],
+    )
 
 
-def _formats() -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
+def _formats(unchecked: list[str]) -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
     from taskqa.sources import captaincook4d, egotaskqa
 
-    yield "taskqa corpus", is_corpus, validate_corpus
+    yield "taskqa corpus", is_corpus, partial(validate_corpus, unchecked=unchecked)
     yield "domain", _is_domain_file, _validate_domain
     yield "EgoTaskQA/LEMMA", egotaskqa.detect_egotaskqa, egotaskqa.validate_egotaskqa
     yield (
@@ -59,9 +74,10 @@ def _validate_domain(path: Path) -> list[Problem]:
     return []
 
 
-def validate_corpus(directory: Path) -> list[Problem]:
+def validate_corpus(directory: Path, unchecked: list[str] | None = None) -> list[Problem]:
     """Shape, then names that must resolve, then state continuity, then (for simulated
-    corpora) the domain's action rules, then the video files the recordings reference."""
+    corpora) the domain's action rules, then the video files the recordings reference; the
+    references at URLs, which are not opened, are added to ``unchecked``."""
     try:
         recordings = read_corpus(directory)
     except InvalidInputError as error:
@@ -81,17 +97,6 @@ def validate_corpus(directory: Path) -> list[Problem]:
         if domain is not None:
             problems += check_against_domain(recording, domain, file, [index])
         problems += check_videos(recording, directory, file, [index])
+        if unchecked is not None:
+            unchecked += unchecked_uris(recording)
     return problems
-
-
-def unchecked_videos(path: Path) -> list[str]:
-    """The video references of a corpus that point at a URL (object storage, ``https://``):
-    validate reads local files only, so it says these were not checked rather than passing or
-    failing them. ``sim://`` placeholders of not-yet-rendered recordings are not counted."""
-    if not is_corpus(path):
-        return []
-    try:
-        recordings = read_corpus(path)
-    except InvalidInputError:
-        return []
-    return [uri for recording in recordings for uri in unchecked_uris(recording)]
