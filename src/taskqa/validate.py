@@ -35,18 +35,11 @@ def validate_path(path: Path) -> Validation:
     for kind, detect, validate in _formats(unchecked):
         if detect(path):
             return Validation(kind, validate(path), unchecked)
-    return Validation(
-        "unknown",
-        [
-            Problem(
-                path.name,
-                "",
-                "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
-                "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file",
-            )
-        ],
-        [],
+    expected = (
+        "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
+        "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file"
     )
+    return Validation("unknown", [Problem(path.name, "", expected)], [])
 
 
 def _formats(unchecked: list[str]) -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
