@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from taskqa.evaluation.benchmark import SplitQuestion
+from taskqa.benchmark.folder import SplitQuestion
 from taskqa.evaluation.evaluate import ModelRun, _model_json
 from taskqa.evaluation.metrics import BootstrapConfig, clip_weights, score_groups
 from taskqa.evaluation.predictions import read_predictions

@@ -23,7 +23,7 @@ from typing import Any
 
 from taskqa.corpus import read_corpus
 from taskqa.model import ActionSegment, Recording
-from taskqa.questions.clips import cut_clips
+from taskqa.programs.clips import cut_clips
 
 VERDICTS = ("ok", "not ok")
 PROBLEMS = ("ill-posed", "gives answer away", "vague", "ungrammatical", "wrong answer")

@@ -21,10 +21,10 @@ from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.clip_videos import frame_span
 from taskqa.benchmark.export_hf import export_hf
 from taskqa.benchmark.export_lmms import export_lmms_eval
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.adapters.frames import read_frames as sampled_jpegs
 from taskqa.evaluation.adapters.frames import sample_times
 from taskqa.evaluation.adapters.run import ChatSettings, run_chat
-from taskqa.evaluation.benchmark import Benchmark
 from taskqa.llm.testing import StubChatServer
 from taskqa.render.recordings import RenderOptions, render_corpus
 from taskqa.render.video import read_frames, video_info

@@ -3,7 +3,7 @@ from __future__ import annotations
 import statistics
 
 from taskqa.model import Recording
-from taskqa.questions.clips import ClipConfig, cut_clips
+from taskqa.programs.clips import ClipConfig, cut_clips
 
 
 def test_every_action_is_shown_in_exactly_one_clip(small_corpus: list[Recording]) -> None:

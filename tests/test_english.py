@@ -10,7 +10,7 @@ import pytest
 from taskqa.evaluation.normalize import normalize_answer
 from taskqa.model import ATTRIBUTE_VALUES, VIEWPOINT_ATTRIBUTES, ActionSlots
 from taskqa.programs import parse_program
-from taskqa.programs.executor import spoken_answer
+from taskqa.questions.answers import spoken_answer
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.realize import FORMS, Speaker, conjugate, parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template, load_templates

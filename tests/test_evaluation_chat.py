@@ -13,10 +13,10 @@ import typer
 from typer.testing import CliRunner
 
 import test_evaluation_fixture
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.adapters.frames import read_frames, sample_times
 from taskqa.evaluation.adapters.mapping import AnswerMapper
 from taskqa.evaluation.adapters.run import ChatSettings, run_chat
-from taskqa.evaluation.benchmark import Benchmark
 from taskqa.evaluation.cli import baseline_command, evaluate_command
 from taskqa.llm import LLMError
 from taskqa.llm.testing import StubChatServer

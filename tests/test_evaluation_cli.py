@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 import test_evaluation_fixture
-from taskqa.evaluation.benchmark import Benchmark
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.cli import baseline_command, evaluate_command
 
 benchmark_dir = test_evaluation_fixture.benchmark_dir  # the shared session fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from taskqa.convert import read_recordings
-from taskqa.questions.clips import cut_clips
+from taskqa.programs.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file
 from taskqa.questions.records import read_questions
 from taskqa.questions.template import load_templates

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import test_evaluation_fixture
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.adapters.run import ChatSettings, run_chat
-from taskqa.evaluation.benchmark import Benchmark
 from taskqa.evaluation.evaluate import evaluate, results_json
 
 benchmark_dir = test_evaluation_fixture.benchmark_dir  # the shared session fixture

@@ -11,7 +11,7 @@ import pytest
 
 import test_evaluation_fixture
 from problem_text import by_name
-from taskqa.evaluation.benchmark import Benchmark
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.evaluate import evaluate, results_json
 from taskqa.evaluation.metrics import (
     BootstrapConfig,

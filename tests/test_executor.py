@@ -19,9 +19,10 @@ from taskqa.model import (
     Source,
 )
 from taskqa.programs import parse_program
-from taskqa.programs.executor import answer, run
+from taskqa.programs.clips import ClipConfig, cut_clips
+from taskqa.programs.executor import run
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.clips import ClipConfig, cut_clips
+from taskqa.questions.answers import answer
 
 OPENNESS = Attribute.OPENNESS
 EMPTINESS = Attribute.EMPTINESS

@@ -12,10 +12,10 @@ from taskqa.causal import build_structure
 from taskqa.cli import app
 from taskqa.model import Recording
 from taskqa.programs import Program, parse_program
-from taskqa.programs.executor import answer
+from taskqa.programs.clips import cut_clips
 from taskqa.programs.records import build_view
+from taskqa.questions.answers import answer
 from taskqa.questions.check import check_questions
-from taskqa.questions.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instantiator, sample_space

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from studio_support import form_fields, make_study, studio_bench, tokens
+from taskqa.benchmark.folder import Benchmark
 from taskqa.cli import app as cli_app
-from taskqa.evaluation.benchmark import Benchmark
 from taskqa.studio.app import create_app
 
 
@@ -358,8 +358,8 @@ def test_serve_without_the_studio_extra_says_how_to_install_it(
 def test_the_cli_cuts_each_clip_so_no_rater_sees_past_it(tmp_path: Path, bench: Path) -> None:
     from typer.testing import CliRunner
 
+    from taskqa.benchmark.folder import Benchmark
     from taskqa.cli import app
-    from taskqa.evaluation.benchmark import Benchmark
     from taskqa.render.video import video_info
     from taskqa.studio import db
 

@@ -18,9 +18,9 @@ from taskqa.model import Recording
 from taskqa.model.attributes import VIEWPOINT_ATTRIBUTES
 from taskqa.problems import Problem
 from taskqa.programs import FUNCTIONS
-from taskqa.programs.executor import answer
+from taskqa.programs.clips import cut_clips
 from taskqa.programs.records import ClipView, Interval, build_view
-from taskqa.questions.clips import cut_clips
+from taskqa.questions.answers import answer
 from taskqa.questions.lint import lint_templates
 from taskqa.questions.template import ParamType, Template, load_templates, parse_templates
 from taskqa.simulation.domain import load_domain

@@ -249,7 +249,7 @@ def generate(
     """Generate every question of every template on every clip (EgoTaskQA style)."""
     from taskqa.convert import read_recordings
     from taskqa.execution import journal_beside
-    from taskqa.questions.clips import ClipConfig
+    from taskqa.programs.clips import ClipConfig
     from taskqa.questions.generate import (
         GenerationConfig,
         corpus_domain,

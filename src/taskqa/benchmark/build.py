@@ -31,7 +31,7 @@ from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
 from taskqa.execution import Execution
 from taskqa.model import Recording, VideoRef
 from taskqa.problems import InvalidInputError, Problem, load_json
-from taskqa.questions.clips import cut_clips
+from taskqa.programs.clips import cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report

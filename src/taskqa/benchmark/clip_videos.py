@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from taskqa.evaluation.benchmark import VideoClip, VideoIndex
+from taskqa.benchmark.folder import VideoClip, VideoIndex
 from taskqa.model import View
 from taskqa.render.video import read_frames, video_info, write_mp4
 

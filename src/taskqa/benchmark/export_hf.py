@@ -26,7 +26,7 @@ from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.build import FAMILIES, MANIFEST
 from taskqa.benchmark.clip_videos import cut_clips, videos_by_clip
-from taskqa.evaluation.benchmark import VideoClip, VideoIndex, read_videos
+from taskqa.benchmark.folder import VideoClip, VideoIndex, read_videos
 from taskqa.problems import InvalidInputError, Problem, load_json
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}

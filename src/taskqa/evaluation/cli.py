@@ -42,7 +42,7 @@ def evaluate_command(
 ) -> None:
     """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report."""
     from taskqa.atomic import write_text
-    from taskqa.evaluation.benchmark import Benchmark, parse_split_name
+    from taskqa.benchmark.folder import Benchmark, parse_split_name
     from taskqa.evaluation.evaluate import dump_results, evaluate, results_json
     from taskqa.evaluation.metrics import BootstrapConfig
     from taskqa.evaluation.report import build_report
@@ -154,8 +154,8 @@ def baseline_command(
     ray_address: RayAddressOption = None,
 ) -> None:
     """Write a predictions file from a baseline or a model behind an OpenAI-compatible server."""
+    from taskqa.benchmark.folder import Benchmark, parse_split_name
     from taskqa.evaluation.baselines.run import BaselineName, offline_predictions
-    from taskqa.evaluation.benchmark import Benchmark, parse_split_name
     from taskqa.evaluation.output import write_predictions
 
     try:

@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from taskqa import __version__
+from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.baselines.most_likely import most_likely_predictions
-from taskqa.evaluation.benchmark import Benchmark
 from taskqa.evaluation.metrics import (
     BootstrapConfig,
     Comparison,

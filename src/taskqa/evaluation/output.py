@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from taskqa.atomic import write_text
-from taskqa.evaluation.benchmark import SplitQuestion
+from taskqa.benchmark.folder import SplitQuestion
 from taskqa.evaluation.evaluate import meta_path
 
 

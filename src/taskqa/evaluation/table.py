@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from taskqa.evaluation.benchmark import SplitQuestion
+from taskqa.benchmark.folder import SplitQuestion
 from taskqa.evaluation.normalize import Normalizer
 from taskqa.questions.records import Question
 

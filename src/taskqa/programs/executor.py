@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from taskqa.programs.graph import Argument, Node, Program
 from taskqa.programs.operators import HANDLERS, Unanswerable, Value
 from taskqa.programs.records import ClipView
-from taskqa.questions.words import VALUE_KEYS, spoken_value
 
 
 def run(program: Program, view: ClipView) -> list[Value] | None:
@@ -31,20 +30,10 @@ def evaluate(
         return None
 
 
-def answer(program: Program, view: ClipView) -> str | None:
-    """The program's answer on this clip: a string, or None when it has none.
-
-    An attribute value is said as questions say it (``boiled`` -> ``hot``, see
-    ``taskqa.questions.words``), so stored answers, ``taskqa check`` and the oracle agree.
-    """
+def result(program: Program, view: ClipView) -> str | None:
+    """The program's raw answer on this clip (attribute values as the world names them), or
+    None when it has none; ``taskqa.questions.answers`` says it in the answer vocabulary."""
     results = run(program, view)
     if results is None or not isinstance(results[-1], str):
         return None
-    return spoken_answer(program, results[-1])
-
-
-def spoken_answer(program: Program, raw: str) -> str:
-    """``raw`` (the root's result) in the words of the answer vocabulary."""
-    if VALUE_KEYS.intersection(program.nodes[-1].arguments):
-        return spoken_value(raw)
-    return raw
+    return results[-1]

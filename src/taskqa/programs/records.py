@@ -30,7 +30,7 @@ from typing import Any
 
 from taskqa.causal import CausalStructure
 from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, ActionSegment, Recording
-from taskqa.questions.clips import Clip
+from taskqa.programs.clips import Clip
 from taskqa.sources.lemma_actions import format_action
 
 ME, OTHER = "me", "the other person"

@@ -10,9 +10,9 @@ from taskqa.causal import build_structure
 from taskqa.model import Recording
 from taskqa.problems import Problem
 from taskqa.programs import Program, parse_program
-from taskqa.programs.executor import answer
+from taskqa.programs.clips import cut_clips
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.clips import cut_clips
+from taskqa.questions.answers import answer
 from taskqa.questions.generate import GenerationConfig, summary_path
 from taskqa.questions.records import read_questions
 

@@ -25,10 +25,10 @@ from taskqa.causal import DependencyRules, build_structure
 from taskqa.corpus import is_corpus
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.model import Recording, Source
-from taskqa.programs.executor import spoken_answer
+from taskqa.programs.clips import ClipConfig, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.clips import ClipConfig, cut_clips
+from taskqa.questions.answers import spoken_answer
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text

@@ -22,15 +22,15 @@ from string import Template
 from typing import Any
 
 from taskqa.benchmark.clip_videos import videos_by_clip
+from taskqa.benchmark.folder import Benchmark, SplitQuestion
 from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames, sample_times
 from taskqa.evaluation.adapters.mapping import AnswerMapper
-from taskqa.evaluation.benchmark import Benchmark, SplitQuestion
 from taskqa.evaluation.evaluate import meta_path
 from taskqa.evaluation.normalize import NORMALIZATION_VERSION
 from taskqa.execution import Execution
 from taskqa.llm import ChatRequest, LLMClient, ResponseCache
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.questions.clips import Clip, cut_clips
+from taskqa.programs.clips import Clip, cut_clips
 
 CHUNK_PER_WORKER = 8  # requests prepared at a time per concurrent slot (bounds frame memory)
 

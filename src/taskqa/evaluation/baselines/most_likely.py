@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from taskqa.evaluation.benchmark import SplitQuestion
+from taskqa.benchmark.folder import SplitQuestion
 
 
 def _top(counts: Counter[str]) -> str:

@@ -14,14 +14,14 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from taskqa.benchmark.folder import Benchmark, SplitQuestion
 from taskqa.causal import build_structure
 from taskqa.convert import read_recordings
-from taskqa.evaluation.benchmark import Benchmark, SplitQuestion
 from taskqa.model import Recording
 from taskqa.programs import parse_program
-from taskqa.programs.executor import answer
+from taskqa.programs.clips import cut_clips
 from taskqa.programs.records import ClipView, Fact, Interval, build_view
-from taskqa.questions.clips import cut_clips
+from taskqa.questions.answers import answer
 from taskqa.questions.generate import GenerationConfig
 from taskqa.simulation.config import derive_seed
 

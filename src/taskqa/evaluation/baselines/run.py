@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
 
-from taskqa.evaluation.benchmark import Benchmark, SplitQuestion, parse_split_name
+from taskqa.benchmark.folder import Benchmark, SplitQuestion, parse_split_name
 
 
 class BaselineName(StrEnum):

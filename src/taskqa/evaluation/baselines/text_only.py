@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from taskqa.evaluation.benchmark import SplitQuestion
+from taskqa.benchmark.folder import SplitQuestion
 
 Features = Callable[[Sequence[str], Sequence[str]], tuple[object, object]]
 MAX_ITERATIONS = 500

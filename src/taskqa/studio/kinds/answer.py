@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from taskqa.benchmark.clip_videos import clip_filename, cut_clip, videos_by_clip
-from taskqa.evaluation.benchmark import Benchmark, SplitQuestion, parse_split_name
+from taskqa.benchmark.folder import Benchmark, SplitQuestion, parse_split_name
 from taskqa.evaluation.normalize import normalize_answer
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
