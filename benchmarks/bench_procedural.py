@@ -55,9 +55,9 @@ def whole_process(prefix: list[str], out: Path, runs: int) -> list[float]:
 
 
 def in_process(out: Path, runs: int) -> dict[str, float]:
+    from taskqa.jsonio import write_records
     from taskqa.procedural.annotations import load_cleaned_annotations, load_recording_ids, restrict
     from taskqa.procedural.candidates import build_candidates
-    from taskqa.procedural.jsonio import write_records
     from taskqa.procedural.recipes import load_recipe_graphs
 
     stages: dict[str, list[float]] = {"load": [], "build": [], "write": [], "total": []}

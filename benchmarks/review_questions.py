@@ -23,7 +23,8 @@ from typing import Any
 
 from taskqa.corpus import read_corpus
 from taskqa.model import ActionSegment, Recording
-from taskqa.programs.clips import cut_clips
+from taskqa.benchmark.folder import Benchmark
+from taskqa.programs.clips import Clip
 
 VERDICTS = ("ok", "not ok")
 PROBLEMS = ("ill-posed", "gives answer away", "vague", "ungrammatical", "wrong answer")
@@ -38,10 +39,10 @@ def _recordings(bench: Path) -> dict[str, Recording]:
     return {recording.id: recording for recording in read_corpus(bench / "corpus")}
 
 
-def _clip_lines(recording: Recording, clip_id: str) -> list[str]:
-    """What the clip shows, exactly as the generator cut it: the person's actions, the other
-    person's overlapping ones, and the person's next actions (marked ``[unseen]``)."""
-    clip = next(c for c in cut_clips(recording) if c.id == clip_id)
+def _clip_lines(recording: Recording, clip: Clip) -> list[str]:
+    """What the clip shows, exactly as the generator cut it (the benchmark's clips.jsonl): the
+    person's actions, the other person's overlapping ones, and the person's next actions
+    (marked ``[unseen]``)."""
     actions = {action.id: action for action in recording.actions}
     shown = sorted((*clip.observed, *clip.others), key=lambda i: (actions[i].start, actions[i].end))
     return [_line(actions[i], "") for i in shown] + [
@@ -61,9 +62,10 @@ def sample(bench: Path, count: int, seed: int, out: Path) -> None:
             questions.extend(json.loads(line) for line in stream)
     chosen = sorted(questions, key=lambda q: _rank(seed, q["id"]))[:count]
     recordings = _recordings(bench)
+    clips = Benchmark(bench).clips()
     lines = []
     for question in chosen:
-        actions = _clip_lines(recordings[question["recording"]], question["clip"])
+        actions = _clip_lines(recordings[question["recording"]], clips[question["clip"]].clip)
         lines.append(
             {
                 "id": question["id"],

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from taskqa.evaluation.normalize import normalize_answer
+from taskqa.answers import normalize_answer
 from taskqa.model import ATTRIBUTE_VALUES, VIEWPOINT_ATTRIBUTES, ActionSlots
 from taskqa.programs import parse_program
 from taskqa.questions.answers import spoken_answer

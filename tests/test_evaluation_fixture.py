@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from taskqa.convert import read_recordings
-from taskqa.programs.clips import cut_clips
+from taskqa.programs.clips import clip_record, cut_clips
 from taskqa.questions.generate import GenerationConfig, generate_file
 from taskqa.questions.records import read_questions
 from taskqa.questions.template import load_templates
@@ -91,13 +91,16 @@ def _write_videos(root: Path, recordings: list, config: GenerationConfig) -> Non
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["clip", "recording", "agent", "view", "video", "start_s", "end_s"])
+    clips = []
     for recording in recordings:
         for clip in cut_clips(recording, config.clips):
+            clips.append(clip_record(clip, config.model_dump(mode="json")))
             writer.writerow(
                 [clip.id, recording.id, clip.agent, "ego", f"videos/{recording.id}.mp4",
                  f"{clip.start:.3f}", f"{clip.prediction_start:.3f}"]
             )  # fmt: skip
     (root / "videos.csv").write_text(buffer.getvalue())
+    (root / "clips.jsonl").write_text("".join(json.dumps(c) + "\n" for c in clips))
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import pytest
 
 import test_evaluation_fixture
 from problem_text import by_name
+from taskqa.answers import NORMALIZATION_VERSION, collisions, normalize_answer
 from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.evaluate import evaluate, results_json
 from taskqa.evaluation.metrics import (
@@ -19,7 +20,6 @@ from taskqa.evaluation.metrics import (
     mcnemar_exact,
     paired_bootstrap_p,
 )
-from taskqa.evaluation.normalize import NORMALIZATION_VERSION, collisions, normalize_answer
 from taskqa.evaluation.predictions import CORRECT, INVALID, MISSING, WRONG, read_predictions
 from taskqa.evaluation.table import build_table
 from taskqa.problems import InvalidInputError

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from taskqa.jsonio import dumps_indented
 from taskqa.problems import InvalidInputError
 from taskqa.procedural.annotations import (
     AnnotatedRecording,
@@ -22,7 +23,6 @@ from taskqa.procedural.annotations import (
 )
 from taskqa.procedural.candidates import build_candidates, clock, recording_candidates
 from taskqa.procedural.cli import app
-from taskqa.procedural.jsonio import dumps_indented
 from taskqa.procedural.recipes import RecipeGraph, load_recipe_graphs
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -381,3 +381,137 @@ def test_the_cli_cuts_each_clip_so_no_rater_sees_past_it(tmp_path: Path, bench: 
         # the file holds the clip's span and nothing after it; no seeking into a longer video
         assert item.start_s is None and item.end_s is None
         assert abs(frames / fps - (clip.end_s - clip.start_s)) <= 1 / fps + 1e-6
+
+
+# --- media roots: `serve --media` adds a place to look, it never hides the study's own clips ---
+
+
+def _documented_study(root: Path, bench: Path) -> Path:
+    """`taskqa studio create answer BENCH --out ROOT/human.sqlite --require-video`, as
+    docs/studio.md has it: the clips are cut into ROOT/human-clips/."""
+    study = root / "human.sqlite"
+    args = ["studio", "create", "answer", str(bench), "--out", str(study), "--require-video"]
+    result = CliRunner().invoke(cli_app, [*args, "--per-category", "2", "--raters", "1"])
+    assert result.exit_code == 0, result.output
+    assert any((root / "human-clips").glob("*.mp4"))
+    return study
+
+
+def _first_video(client: TestClient, token: str) -> tuple[str, str]:
+    """The media URL of the rater's first item with a video, and the path it names."""
+    _, html = _open_next(client, token)
+    source = re.search(r'src="(/media/[^"#]+)', html)
+    assert source, "the first item has no video"
+    return source.group(1), source.group(1).split("/", 3)[3]
+
+
+def test_the_documented_serve_command_serves_the_cut_clips(tmp_path: Path, bench: Path) -> None:
+    study = _documented_study(tmp_path / "st", bench)
+    # `taskqa studio serve out/st/human.sqlite --media out/st/bench`: the benchmark folder has
+    # no clip files, and before this fix --media replaced the clip folder: every video was a 404
+    app = create_app(study, bench)
+    client = TestClient(app, raise_server_exceptions=False)
+    [token], _ = tokens(study)
+    url, name = _first_video(client, token)
+    response = client.get(url)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "video/mp4"
+    assert response.content == (tmp_path / "st" / "human-clips" / name).read_bytes()
+    checked = app.state.media
+    assert checked.referenced > 0 and checked.missing == ()
+    assert checked.roots == ((tmp_path / "st" / "human-clips").resolve(), bench.resolve())
+
+
+def test_a_media_root_that_lacks_the_study_media_is_refused_at_start(
+    tmp_path: Path, bench: Path
+) -> None:
+    from taskqa.problems import InvalidInputError
+
+    study = _documented_study(tmp_path / "st", bench)
+    (tmp_path / "st" / "human-clips").rename(tmp_path / "elsewhere")  # the clips went away
+    with pytest.raises(InvalidInputError) as refused:
+        create_app(study, bench)
+    message = str(refused.value.problems[0])
+    with sqlite3.connect(study) as connection:
+        (referenced,) = connection.execute(
+            "SELECT COUNT(DISTINCT media) FROM items WHERE media IS NOT NULL"
+        ).fetchone()
+    assert f"{referenced} of the {referenced} media files" in message
+    assert str(bench.resolve()) in message and "--media only adds a folder" in message
+    with pytest.raises(InvalidInputError, match="not a folder"):
+        create_app(study, tmp_path / "no-such-folder")
+    # without --media the study still starts (the page says the video is missing), and says so
+    assert create_app(study).state.media.missing
+    # --media naming where the clips are now serves them
+    client = TestClient(create_app(study, tmp_path / "elsewhere"), raise_server_exceptions=False)
+    [token], _ = tokens(study)
+    url, name = _first_video(client, token)
+    assert client.get(url).content == (tmp_path / "elsewhere" / name).read_bytes()
+
+
+def test_a_study_moved_with_its_clip_folder_still_finds_them(tmp_path: Path, bench: Path) -> None:
+    _documented_study(tmp_path / "st", bench)
+    (tmp_path / "st").rename(tmp_path / "moved")  # the stored clip folder is gone
+    study = tmp_path / "moved" / "human.sqlite"
+    client = TestClient(create_app(study), raise_server_exceptions=False)
+    [token], _ = tokens(study)
+    url, name = _first_video(client, token)
+    assert client.get(url).content == (tmp_path / "moved" / "human-clips" / name).read_bytes()
+
+
+def test_serve_says_where_it_listens_and_when_it_stops(tmp_path: Path, bench: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+
+    study = _documented_study(tmp_path / "st", bench)
+    code = (
+        "import sys; from pathlib import Path; from taskqa.studio.app import serve; "
+        "serve(Path(sys.argv[1]), Path(sys.argv[2]), port=0)"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, str(study), str(bench)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        match = re.fullmatch(
+            rf"studio: serving {re.escape(str(study))} at (http://127\.0\.0\.1:\d+/) "
+            r"\(Ctrl-C to stop\)\n",
+            first,
+        )
+        assert match, (first, process.stderr.read() if process.poll() is not None else "")
+        media = process.stdout.readline()
+        assert re.fullmatch(r"studio: media: (\d+) of \1 media files found \(looked in .+\)\n",
+                            media), media  # fmt: skip
+        assert httpx.get(match.group(1) + "healthz", timeout=5).text == "ok\n"
+        process.send_signal(signal.SIGINT)  # Ctrl-C
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert out == "studio: stopped\n", (out, err)
+    assert process.returncode == 0 and "Traceback" not in err
+
+
+def test_serve_refuses_an_address_in_use(tmp_path: Path, bench: Path) -> None:
+    import socket
+
+    from taskqa.problems import InvalidInputError
+    from taskqa.studio.app import serve
+
+    study = _documented_study(tmp_path / "st", bench)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        lines: list[str] = []
+        with pytest.raises(InvalidInputError, match="cannot listen"):
+            serve(study, port=port, echo=lines.append)
+    assert lines == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from taskqa import __version__
-from taskqa.data.resolve import data_paths
+from taskqa.data.resolve import data_paths, input_paths
 from taskqa.execution.base import ExecutorKind
 from taskqa.execution.options import (
     ExecutorOption,
@@ -21,8 +20,18 @@ from taskqa.execution.options import (
     execution,
     reported,
 )
+from taskqa.outputs import (
+    BENCHMARK,
+    CORPUS,
+    EGOTASKQA,
+    EGOTASKQA_QUESTIONS,
+    HF_EXPORT,
+    LMMS_EXPORT,
+    OverwriteOption,
+    claim_output,
+)
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import GuardedTyper, console, errors, fail, print_problems, progress
+from taskqa.terminal import GuardedTyper, console, errors, print_problems, progress
 
 if TYPE_CHECKING:  # the model (and networkx) load only for the commands that use them
     from taskqa.model import Recording
@@ -37,7 +46,6 @@ app = GuardedTyper(
     ),
     no_args_is_help=True,
     rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
 )
 
 
@@ -56,10 +64,6 @@ def main(
     """taskqa command line."""
 
 
-def _fail(error: InvalidInputError) -> typer.Exit:
-    return fail(error.problems)
-
-
 @app.command()
 def simulate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write the corpus to.")],
@@ -68,10 +72,16 @@ def simulate(
     workers: WorkersOption = 1,
     domain: Annotated[
         Path | None,
-        typer.Option(help="A domain YAML file instead of the built-in household world."),
+        typer.Option(
+            help="A domain YAML file instead of the built-in household world.",
+            callback=input_paths,
+        ),
     ] = None,
     config: Annotated[
-        Path | None, typer.Option(help="A JSON file of SimulationConfig fields to override.")
+        Path | None,
+        typer.Option(
+            help="A JSON file of SimulationConfig fields to override.", callback=input_paths
+        ),
     ] = None,
     render: Annotated[
         bool, typer.Option("--render", help="Also render every recording to MP4 (OUT/videos).")
@@ -81,32 +91,31 @@ def simulate(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder."""
+    """Simulate annotated household recordings (LEMMA/EgoTaskQA shaped) into a corpus folder.
+
+    An earlier corpus in OUT is replaced; one with rendered videos only with --overwrite."""
     from taskqa.execution import journal_beside
     from taskqa.simulation.config import load_config
     from taskqa.simulation.corpus import simulate_corpus_lines, write_simulated_lines
     from taskqa.simulation.domain import load_domain
 
-    try:
-        world = load_domain(domain)
-        settings = load_config(config, episodes=episodes, seed=seed)
-    except InvalidInputError as error:
-        raise _fail(error) from None
-    with reported(), progress() as bars:
+    world = load_domain(domain)
+    settings = load_config(config, episodes=episodes, seed=seed)
+    replaced = claim_output(out, CORPUS, overwrite)
+    with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("simulating", total=settings.episodes)
-        try:
-            lines = simulate_corpus_lines(
-                settings,
-                world,
-                workers,
-                lambda n: bars.advance(task, n),
-                execution(executor, workers, ray_address, resume),
-                journal_beside(out),
-            )
-        except InvalidInputError as error:
-            raise _fail(error) from None
+        lines = simulate_corpus_lines(
+            settings,
+            world,
+            workers,
+            lambda n: bars.advance(task, n),
+            execution(executor, workers, ray_address, resume),
+            journal_beside(out),
+        )
     manifest = write_simulated_lines(out, settings, lines, world)
+    _say_replaced(replaced)
     console.print(
         f"wrote {manifest.recordings} recordings, {manifest.actions} actions to {out}",
         highlight=False,
@@ -116,6 +125,12 @@ def simulate(
 
         run = execution(executor, workers, ray_address, resume)
         render_into_corpus(out, None, fps, size, "first,third", False, workers, execution=run)
+
+
+def _say_replaced(line: str | None) -> None:
+    """What a command's write replaced (taskqa.outputs.claim_output), once it is written."""
+    if line is not None:
+        console.print(line, highlight=False, markup=False)
 
 
 @app.command()
@@ -158,17 +173,14 @@ def validate(
 
 @app.command()
 def stats(
-    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.")],
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.", callback=input_paths)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for tables and plots.")],
 ) -> None:
     """Corpus statistics as Markdown/JSON tables and PNG plots (EgoTaskQA supplementary style)."""
     from taskqa.corpus import read_corpus
     from taskqa.stats import compute_stats, render_stats_tables, write_stats
 
-    try:
-        recordings = read_corpus(corpus)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    recordings = read_corpus(corpus)
     summary = compute_stats(recordings)
     for table in render_stats_tables(summary):
         console.print(table)
@@ -178,7 +190,7 @@ def stats(
 
 @app.command()
 def causal(
-    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.")],
+    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.", callback=input_paths)],
     recording: Annotated[
         str | None, typer.Option(help="Recording id; needed when the corpus has several.")
     ] = None,
@@ -198,10 +210,7 @@ def causal(
     from taskqa.causal.render import structure_table, to_dot, to_png
     from taskqa.convert import read_recordings
 
-    try:
-        recordings, templates = read_recordings(corpus)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    recordings, templates = read_recordings(corpus)
     chosen = _pick_recording(recordings, recording, corpus)
     rules = DependencyRules(spatial=spatial, include_visibility=visibility)
     structure = build_structure(chosen, rules)
@@ -216,23 +225,28 @@ def _pick_recording(recordings: list[Recording], wanted: str | None, source: Pat
     if wanted is None and len(recordings) == 1:
         return recordings[0]
     if wanted is None:
-        raise _fail(
-            InvalidInputError([Problem(str(source), "", "several recordings; pass --recording ID")])
-        )
+        message = "several recordings; pass --recording ID"
+        raise InvalidInputError([Problem(str(source), "", message)])
     for candidate in recordings:
         if candidate.id == wanted:
             return candidate
-    raise _fail(InvalidInputError([Problem(str(source), "", f"no recording with id {wanted!r}")]))
+    raise InvalidInputError([Problem(str(source), "", f"no recording with id {wanted!r}")])
 
 
 @app.command()
 def generate(
-    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
+    corpus: Annotated[
+        Path,
+        typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).", callback=input_paths),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Questions file to write (JSONL).")],
     workers: WorkersOption = 1,
     seed: Annotated[int, typer.Option(help="Seed for the choice of text variants.")] = 0,
     templates: Annotated[
-        list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
+        list[Path] | None,
+        typer.Option(
+            help="Template files or folders instead of the built-ins.", callback=input_paths
+        ),
     ] = None,
     clip_seconds: Annotated[float, typer.Option(help="Target clip length in seconds.")] = 25.0,
     obfuscation: Annotated[
@@ -258,11 +272,8 @@ def generate(
     )
     from taskqa.questions.template import load_templates
 
-    try:
-        recordings, verb_templates = read_recordings(corpus)
-        chosen = load_templates(templates)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    recordings, verb_templates = read_recordings(corpus)
+    chosen = load_templates(templates)
     config = GenerationConfig(
         seed=seed,
         clips=ClipConfig(seconds=clip_seconds),
@@ -270,23 +281,20 @@ def generate(
         indirect=indirect,
     )
     run = execution(executor, workers, ray_address, resume)
-    with reported(), progress() as bars:
+    with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("generating", total=len(recordings))
-        try:
-            summary = generate_file(
-                recordings,
-                chosen,
-                out,
-                config,
-                verb_templates,
-                workers,
-                lambda n: bars.advance(task, n),
-                domain=corpus_domain(corpus),
-                execution=run,
-                journal=journal_beside(out),
-            )
-        except InvalidInputError as error:
-            raise _fail(error) from None
+        summary = generate_file(
+            recordings,
+            chosen,
+            out,
+            config,
+            verb_templates,
+            workers,
+            lambda n: bars.advance(task, n),
+            domain=corpus_domain(corpus),
+            execution=run,
+            journal=journal_beside(out),
+        )
     dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
     console.print(
         f"wrote {summary['counts'].get('questions', 0):,} questions to {out} "
@@ -297,7 +305,10 @@ def generate(
 
 @app.command()
 def build(
-    corpus: Annotated[Path, typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).")],
+    corpus: Annotated[
+        Path,
+        typer.Argument(help="A taskqa corpus (or EgoTaskQA/LEMMA folder).", callback=input_paths),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Benchmark folder to write.")],
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     workers: WorkersOption = 1,
@@ -311,12 +322,16 @@ def build(
         str, typer.Option(help="normal split: none (as released), clip or recording.")
     ] = "none",
     templates: Annotated[
-        list[Path] | None, typer.Option(help="Template files or folders instead of the built-ins.")
+        list[Path] | None,
+        typer.Option(
+            help="Template files or folders instead of the built-ins.", callback=input_paths
+        ),
     ] = None,
     candidates: Annotated[
         Path | None,
         typer.Option(
-            help="Questions `taskqa generate` already made from CORPUS (skips generation)."
+            help="Questions `taskqa generate` already made from CORPUS (skips generation).",
+            callback=input_paths,
         ),
     ] = None,
     balance_by: Annotated[
@@ -335,8 +350,11 @@ def build(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Generate, balance and split into a benchmark folder with diagnostics (docs/balancing.md)."""
+    """Generate, balance and split into a benchmark folder with diagnostics (docs/balancing.md).
+
+    An earlier benchmark in OUT is replaced; any other non-empty folder only with --overwrite."""
     from taskqa.benchmark.balance import BalanceConfig
     from taskqa.benchmark.build import BuildConfig, build_benchmark
     from taskqa.execution import journal_beside
@@ -353,22 +371,21 @@ def build(
         }
     )
     config = BuildConfig.model_validate({"seed": seed, "balance": balancing, "disjoint": disjoint})
-    try:
-        chosen = load_templates(templates)
-        with reported(), console.status("building") as status:
-            manifest = build_benchmark(
-                corpus,
-                out,
-                config,
-                chosen,
-                workers,
-                lambda message: status.update(message),
-                candidates,
-                execution(executor, workers, ray_address, resume),
-                journal_beside(out),
-            )
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    chosen = load_templates(templates)
+    replaced = claim_output(out, BENCHMARK, overwrite)
+    with reported(), console.status("building") as status:
+        manifest = build_benchmark(
+            corpus,
+            out,
+            config,
+            chosen,
+            workers,
+            lambda message: status.update(message),
+            candidates,
+            execution(executor, workers, ray_address, resume),
+            journal_beside(out),
+        )
+    _say_replaced(replaced)
     counts = manifest["counts"]
     console.print(
         f"{counts['candidates']:,} candidates -> {counts['balanced']:,} balanced questions; "
@@ -381,20 +398,19 @@ def build(
 
 @app.command()
 def check(
-    questions: Annotated[Path, typer.Argument(help="A questions JSONL file.")],
-    annotations: Annotated[Path, typer.Option(help="The corpus the questions were made from.")],
+    questions: Annotated[
+        Path, typer.Argument(help="A questions JSONL file.", callback=input_paths)
+    ],
+    annotations: Annotated[
+        Path, typer.Option(help="The corpus the questions were made from.", callback=input_paths)
+    ],
 ) -> None:
     """Re-execute every stored program on the annotations; report answers that differ."""
     from taskqa.convert import read_recordings
     from taskqa.questions.check import check_questions
 
-    try:
-        recordings, verb_templates = read_recordings(annotations)
-        checked, problems = check_questions(
-            questions, {r.id: r for r in recordings}, verb_templates
-        )
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    recordings, verb_templates = read_recordings(annotations)
+    checked, problems = check_questions(questions, {r.id: r for r in recordings}, verb_templates)
     if problems:
         errors.print(f"{len(problems)} of {checked} questions differ", highlight=False)
         print_problems(problems)
@@ -404,34 +420,36 @@ def check(
 
 @app.command("export-egotaskqa")
 def export_egotaskqa(
-    questions: Annotated[Path, typer.Argument(help="A questions JSONL file.")],
+    questions: Annotated[
+        Path, typer.Argument(help="A questions JSONL file.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the EgoTaskQA QA files.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Write questions as EgoTaskQA's released QA files (tagged_qas.json, vid_intervals.json)."""
     from taskqa.questions.egotaskqa_format import write_egotaskqa_questions
     from taskqa.questions.records import read_questions
 
-    try:
-        count = write_egotaskqa_questions((q for _, q in read_questions(questions)), out)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    replaced = claim_output(out, EGOTASKQA_QUESTIONS, overwrite)
+    count = write_egotaskqa_questions((q for _, q in read_questions(questions)), out)
+    _say_replaced(replaced)
     console.print(f"wrote {count} questions to {out}", highlight=False)
 
 
 @app.command("lint-templates")
 def lint_templates_command(
     paths: Annotated[
-        list[Path] | None, typer.Argument(help="Template files or folders (default: built-ins).")
+        list[Path] | None,
+        typer.Argument(
+            help="Template files or folders (default: built-ins).", callback=input_paths
+        ),
     ] = None,
 ) -> None:
     """Check question templates: program, parameters, texts and tags."""
     from taskqa.questions.lint import lint_templates
     from taskqa.questions.template import load_templates
 
-    try:
-        loaded = load_templates(paths or None)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    loaded = load_templates(paths or None)
     problems = lint_templates(loaded)
     if problems:
         print_problems(problems)
@@ -452,15 +470,14 @@ def schema(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
 ) -> None:
     """Print the JSON Schema of the recording model (or of a corpus manifest)."""
+    from taskqa.jsonio import dumps, write_json
     from taskqa.schema import json_schema
 
-    text = json.dumps(json_schema(model.value), indent=2, sort_keys=True) + "\n"
+    schema = json_schema(model.value)
     if out is None:
-        typer.echo(text, nl=False)
+        typer.echo(dumps(schema, sort_keys=True), nl=False)
         return
-    from taskqa.atomic import write_text
-
-    write_text(out, text)
+    write_json(out, schema, sort_keys=True)
     console.print(f"wrote {out}", highlight=False)
 
 
@@ -475,23 +492,23 @@ def convert(
         Path,
         typer.Argument(
             help="A taskqa corpus, an EgoTaskQA/LEMMA folder or a CaptainCook4D folder.",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ],
     to: Annotated[Format, typer.Option("--to", help="Output format.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Convert recordings between formats (e.g. a simulated corpus to EgoTaskQA's files)."""
     from taskqa.convert import convert_recordings
 
-    try:
-        count = convert_recordings(source, to.value, out)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    replaced = claim_output(out, CORPUS if to is Format.taskqa else EGOTASKQA, overwrite)
+    count = convert_recordings(source, to.value, out)
+    _say_replaced(replaced)
     console.print(f"wrote {count} recordings as {to.value} to {out}", highlight=False)
 
 
-export_app = typer.Typer(
+export_app = GuardedTyper(
     name="export",
     help="Publish a built benchmark: Hugging Face datasets + Croissant, or an lmms-eval task.",
     no_args_is_help=True,
@@ -501,17 +518,19 @@ app.add_typer(export_app, name="export")
 
 @export_app.command("hf")
 def export_hf_command(
-    bench: Annotated[Path, typer.Argument(help="A benchmark folder (`taskqa build`).")],
+    bench: Annotated[
+        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
     name: Annotated[str | None, typer.Option(help="Dataset name (default: the folder's).")] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Parquet splits, a dataset card with `configs`, and Croissant JSON-LD with RAI fields."""
     from taskqa.benchmark.export_hf import export_hf
 
-    try:
-        files = export_hf(bench, out, name)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    replaced = claim_output(out, HF_EXPORT, overwrite)
+    files = export_hf(bench, out, name)
+    _say_replaced(replaced)
     console.print(
         f"wrote {len(files)} files to {out}; load with datasets.load_dataset", highlight=False
     )
@@ -519,16 +538,18 @@ def export_hf_command(
 
 @export_app.command("lmms-eval")
 def export_lmms_command(
-    bench: Annotated[Path, typer.Argument(help="A benchmark folder (`taskqa build`).")],
+    bench: Annotated[
+        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Task folder to write.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """An lmms-eval task folder (YAML + utils.py + Parquet) for the open-answer format."""
     from taskqa.benchmark.export_lmms import export_lmms_eval
 
-    try:
-        files = export_lmms_eval(bench, out)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    replaced = claim_output(out, LMMS_EXPORT, overwrite)
+    files = export_lmms_eval(bench, out)
+    _say_replaced(replaced)
     console.print(
         f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
     )

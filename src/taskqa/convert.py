@@ -7,7 +7,7 @@ from pathlib import Path
 from taskqa.corpus import CorpusManifest, is_corpus, read_corpus, write_corpus
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.corpus import corpus_domain_file
 from taskqa.simulation.domain import load_domain
 
 
@@ -15,21 +15,17 @@ def read_recordings(source: Path) -> tuple[list[Recording], dict[str, str]]:
     """Recordings from a corpus, EgoTaskQA/LEMMA or CaptainCook4D folder, plus verb templates."""
     from taskqa.sources import captaincook4d, egotaskqa
 
+    if not source.exists():
+        raise InvalidInputError([Problem(str(source), "", "not found")])
     if is_corpus(source):
-        domain_file = source / DOMAIN_FILE
-        domain = load_domain(domain_file if domain_file.is_file() else None)
+        domain = load_domain(corpus_domain_file(source))
         return read_corpus(source), domain.templates
     if egotaskqa.detect_egotaskqa(source):
         return egotaskqa.read_egotaskqa(source), load_domain().templates
     if captaincook4d.detect_captaincook4d(source) and source.is_dir():
         return captaincook4d.read_captaincook4d(source), {}
-    raise InvalidInputError(
-        [
-            Problem(
-                source.name, "", "expected a taskqa corpus, EgoTaskQA/LEMMA or CaptainCook4D folder"
-            )
-        ]
-    )
+    message = "expected a taskqa corpus, EgoTaskQA/LEMMA or CaptainCook4D folder"
+    raise InvalidInputError([Problem(str(source), "", message)])
 
 
 def convert_recordings(source: Path, target_format: str, out: Path) -> int:

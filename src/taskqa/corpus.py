@@ -14,15 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
+from taskqa.jsonio import jsonl_lines, load_json, parse_json
 from taskqa.model import Recording
-from taskqa.problems import (
-    InvalidInputError,
-    Problem,
-    load_json,
-    parse_json,
-    problems_from_validation_error,
-    shorten,
-)
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error, shorten
 
 MANIFEST = "corpus.json"
 RECORDINGS = "recordings.jsonl"
@@ -87,7 +81,7 @@ def read_manifest(directory: Path) -> CorpusManifest:
         message = "is a file; expected a corpus folder holding corpus.json and recordings.jsonl"
         raise InvalidInputError([Problem(str(directory), "", message)])
     if not directory.exists():
-        raise InvalidInputError([Problem(str(directory), "", "no such corpus folder")])
+        raise InvalidInputError([Problem(str(directory), "", "not found")])
     file = directory / MANIFEST
     raw = load_json(file)
     try:
@@ -120,37 +114,32 @@ def read_corpus(directory: Path) -> list[Recording]:
     manifest = read_manifest(directory)
     path = directory / RECORDINGS
     file = str(path)
-    if not path.is_file():
-        raise InvalidInputError([Problem(file, "", "file not found")])
     recordings: list[Recording] = []
     problems: list[Problem] = []
     first_line: dict[str, int] = {}
-    with path.open("rb") as stream:
-        for index, line in enumerate(stream):
-            if not line.strip():
-                continue
-            try:
-                payload = parse_json(line.rstrip(b"\r\n"), file, [index], line=index + 1)
-                recording = Recording.model_validate(payload)
-            except InvalidInputError as error:
-                problems.extend(error.problems)
-                continue
-            except ValidationError as error:
-                problems.extend(problems_from_validation_error(file, [index], error))
-                continue
-            earlier = first_line.setdefault(recording.id, index)
-            if earlier != index:
-                problems.append(
-                    Problem.at(
-                        file,
-                        [index, "id"],
-                        f"{shorten(recording.id)!r} repeats the id of line {earlier + 1}; "
-                        "expected unique recording ids",
-                    )
+    for index, number, line in jsonl_lines(path, file):
+        try:
+            payload = parse_json(line, file, [index], line=number)
+            recording = Recording.model_validate(payload)
+        except InvalidInputError as error:
+            problems.extend(error.problems)
+            continue
+        except ValidationError as error:
+            problems.extend(problems_from_validation_error(file, [index], error))
+            continue
+        earlier = first_line.setdefault(recording.id, number)
+        if earlier != number:
+            problems.append(
+                Problem.at(
+                    file,
+                    [index, "id"],
+                    f"{shorten(recording.id)!r} repeats the id of line {earlier}; "
+                    "expected unique recording ids",
                 )
-            recordings.append(recording)
-            if len(problems) >= MAX_PROBLEMS:
-                break
+            )
+        recordings.append(recording)
+        if len(problems) >= MAX_PROBLEMS:
+            break
     if not problems:
         problems += _count_problems(manifest, recordings, directory / MANIFEST)
     if not problems and not recordings:

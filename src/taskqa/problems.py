@@ -6,6 +6,7 @@ name, then list indices in brackets, identifier keys after dots and other keys q
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -99,73 +100,13 @@ def shorten(text: str, limit: int = MAX_VALUE) -> str:
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
-def load_json(path: Path) -> Any:
-    """Parse a JSON file, turning every way it can be unreadable into one Problem."""
-    name = str(path)
-    if path.is_dir():
-        raise InvalidInputError([Problem(name, "", "is a folder; expected a JSON file")])
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInputError([Problem(name, "", "file not found")]) from None
-    except UnicodeDecodeError as error:
-        raise InvalidInputError(
-            [Problem(name, "", f"not UTF-8 text ({error.reason} at byte {error.start})")]
-        ) from None
-    return parse_json(text, name, [])
+# The JSON readers moved to taskqa.jsonio. Until every module imports them from there, these
+# names still resolve here, lazily and by name: jsonio imports this module, so a static import
+# back would be a cycle. TODO: delete once no module imports them from taskqa.problems.
+_MOVED_TO_JSONIO = frozenset({"SURROGATE_ESCAPE", "json_reason", "load_json", "parse_json"})
 
 
-def parse_json(text: str | bytes, file: str | Path, location: Location, line: int = 0) -> Any:
-    """``json.loads`` whose failures name ``file`` and ``location``; ``line`` numbers a JSON Lines
-    record. Refuses what parses but breaks later: nesting too deep for Python's stack, integers
-    longer than Python converts, and lone surrogates, which cannot be written back as UTF-8."""
-    try:
-        # bytes are decoded here, as UTF-8 only: json.loads would guess UTF-16 from a stray BOM
-        value = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
-    except json.JSONDecodeError as error:
-        message = f"invalid JSON: {json_reason(error, line)}"
-        if not line and error.pos >= len(text.rstrip()):
-            message += " (the file looks truncated)"
-        raise InvalidInputError([Problem.at(file, location, message)]) from None
-    except RecursionError:
-        message = "invalid JSON: nested too deeply to read (more than about 900 levels)"
-        raise InvalidInputError([Problem.at(file, location, message)]) from None
-    except UnicodeDecodeError as error:
-        message = f"not UTF-8 text ({error.reason} at byte {error.start})"
-        raise InvalidInputError([Problem.at(file, location, message)]) from None
-    except ValueError as error:  # an integer of more than 4,300 digits
-        raise InvalidInputError([Problem.at(file, location, f"invalid JSON: {error}")]) from None
-    if SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("utf-8")):
-        _refuse_lone_surrogates(value, file, location)
-    return value
-
-
-def json_reason(error: json.JSONDecodeError, line: int = 0) -> str:
-    """json's message with its position: its ``msg`` alone can end mid-sentence
-    ("Unterminated string starting at")."""
-    where = f"line {line or error.lineno}, column {error.colno}"
-    joint = " " if error.msg.endswith(" at") else " at "
-    return f"{error.msg}{joint}{where}"
-
-
-SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-def _refuse_lone_surrogates(value: Any, file: str | Path, location: Location) -> None:
-    """A ``\\ud800`` escape without its pair parses to a string no UTF-8 file can hold."""
-    stack: list[tuple[Any, list[str | int]]] = [(value, list(location))]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                raise InvalidInputError(
-                    [Problem.at(file, where, "holds an unpaired UTF-16 surrogate escape")]
-                ) from None
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                stack.append((key, where))
-                stack.append((child, [*where, key]))
-        elif isinstance(item, list):
-            stack.extend((child, [*where, index]) for index, child in enumerate(item))
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_JSONIO:
+        return getattr(importlib.import_module("taskqa.jsonio"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,12 +6,14 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.filesize import decimal
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -23,8 +25,9 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
-from taskqa.problems import Problem, shorten
+from taskqa.problems import InvalidInputError, Problem, shorten
 
 console = Console(soft_wrap=True)  # a result line stays one line in a log, however long
 # Progress and problems go to stderr, so stdout stays clean for pipes; a message is one line
@@ -33,12 +36,17 @@ errors = Console(stderr=True, soft_wrap=True)
 PROBLEM_LIMIT = 200
 
 
-def progress(transient: bool = False) -> Progress:
+def progress(transient: bool = False, unit: str = "items") -> Progress:
+    """A progress bar on stderr; its rate reads ``12.5 recordings/s`` (``unit`` per second).
+
+    A task may name its own unit (``bars.add_task("rendering", total=n, unit="videos")``);
+    ``unit="bytes"`` shows a transfer rate (``1.2 MB/s``).
+    """
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        RateColumn(),
+        RateColumn(unit),
         TimeElapsedColumn(),
         console=errors,
         transient=transient,
@@ -46,11 +54,36 @@ def progress(transient: bool = False) -> Progress:
 
 
 class RateColumn(ProgressColumn):
-    """Throughput: units done per second (shards, recordings, episodes) over recent progress."""
+    """Throughput: units done per second since the task started.
+
+    Averaged over the whole run rather than rich's recent samples: work that finishes in bursts
+    (several workers handing back their recordings at once) would otherwise read as thousands
+    per second.
+    """
+
+    def __init__(self, unit: str = "items") -> None:
+        super().__init__()
+        self.unit = unit
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:,.1f}/s", style="progress.data.speed")
+        elapsed = task.finished_time if task.finished else task.elapsed
+        if not elapsed or not task.completed:
+            return Text("")
+        unit = str(task.fields.get("unit", self.unit))
+        return Text(format_rate(task.completed / elapsed, unit), style="progress.data.speed")
+
+
+def format_rate(speed: float, unit: str) -> str:
+    """``3,277 frames/s``, ``12.5 recordings/s``, ``0.25 videos/s``; bytes as ``1.2 MB/s``."""
+    if unit == "bytes":
+        return f"{decimal(int(speed))}/s"
+    if speed >= 100:
+        number = f"{speed:,.0f}"
+    elif speed >= 1:
+        number = f"{speed:.1f}"
+    else:
+        number = f"{speed:.2g}"
+    return f"{number} {unit}/s"
 
 
 def print_problems(problems: Sequence[Problem], limit: int = PROBLEM_LIMIT) -> None:
@@ -62,18 +95,68 @@ def print_problems(problems: Sequence[Problem], limit: int = PROBLEM_LIMIT) -> N
 
 
 def fail(problems: Sequence[Problem]) -> typer.Exit:
-    """Print the problems and give the exit a command raises (status 1)."""
+    """Print the problems and give the exit a command raises (status 1).
+
+    For a command that has already printed what it found; otherwise raise InvalidInputError
+    and let the guard below print it."""
     print_problems(problems)
     return typer.Exit(code=1)
+
+
+@contextmanager
+def problems_reported() -> Iterator[None]:
+    """Bad input ends a command here: one line per problem on stderr, exit status 1."""
+    try:
+        yield
+    except InvalidInputError as error:
+        print_problems(error.problems)
+        raise typer.Exit(code=1) from None
+
+
+class GuardedCommand(TyperCommand):
+    """A command whose InvalidInputError, from its parameters' callbacks or its body, is
+    printed by :func:`problems_reported`."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with problems_reported():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with problems_reported():
+            return super().invoke(ctx)
+
+
+class GuardedGroup(TyperGroup):
+    """A command group that guards its own callback and every command below it."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with problems_reported():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with problems_reported():
+            return super().invoke(ctx)
 
 
 class GuardedTyper(typer.Typer):
     """A Typer app that never ends in a raw traceback.
 
-    Bad input is every command's own business (one line per problem); anything that still
-    escapes is a bug in taskqa. Then the user gets one line saying so and where the full
-    traceback was written, which is what a bug report needs, instead of 50 lines on the terminal.
+    Bad input is reported in one place: a command (or a parameter callback) raises
+    InvalidInputError and the app prints one line per problem and exits with status 1 — for
+    the commands of sub-apps too, and under typer's CliRunner, which calls the click command
+    rather than this object. Anything else that escapes is a bug in taskqa: the user gets one
+    line saying so and where the full traceback was written, which is what a bug report
+    needs, instead of 50 lines on the terminal.
     """
+
+    def __init__(self, *, cls: type[TyperGroup] | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("pretty_exceptions_enable", False)
+        super().__init__(cls=cls or GuardedGroup, **kwargs)
+
+    def command(  # type: ignore[override]
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Any:
+        return super().command(name, cls=cls or GuardedCommand, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:

@@ -13,7 +13,7 @@ from taskqa.checks.references import check_references
 from taskqa.checks.videos import check_videos, unchecked_uris
 from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.corpus import load_corpus_domain
 from taskqa.simulation.domain import load_domain
 
 Validator = Callable[[Path], list[Problem]]
@@ -30,7 +30,7 @@ class Validation(NamedTuple):
 def validate_path(path: Path) -> Validation:
     """What ``path`` was recognised as, every problem found in it, and what was not checked."""
     if not path.exists():
-        return Validation("missing", [Problem(str(path), "", "no such file or folder")], [])
+        return Validation("missing", [Problem(str(path), "", "not found")], [])
     unchecked: list[str] = []
     for kind, detect, validate in _formats(unchecked):
         if detect(path):
@@ -39,7 +39,7 @@ def validate_path(path: Path) -> Validation:
         "not a format taskqa reads; expected a taskqa corpus folder, CaptainCook4D or ProMQA "
         "annotation files, EgoTaskQA/LEMMA annotations, or a domain .yaml file"
     )
-    return Validation("unknown", [Problem(path.name, "", expected)], [])
+    return Validation("unknown", [Problem(str(path), "", expected)], [])
 
 
 def _formats(unchecked: list[str]) -> Iterator[tuple[str, Callable[[Path], bool], Validator]]:
@@ -75,13 +75,10 @@ def validate_corpus(directory: Path, unchecked: list[str] | None = None) -> list
         recordings = read_corpus(directory)
     except InvalidInputError as error:
         return error.problems
-    domain_file = directory / DOMAIN_FILE
-    domain = None
-    if domain_file.is_file():
-        try:
-            domain = load_domain(domain_file)
-        except InvalidInputError as error:
-            return error.problems
+    try:
+        domain = load_corpus_domain(directory)
+    except InvalidInputError as error:
+        return error.problems
     problems: list[Problem] = []
     file = str(directory / RECORDINGS)
     for index, recording in enumerate(recordings):

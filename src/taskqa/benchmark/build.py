@@ -10,34 +10,33 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import shutil
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
+from taskqa.benchmark.folder import CLIPS, FAMILIES, MANIFEST
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
 from taskqa.convert import read_recordings
 from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
 from taskqa.execution import Execution
+from taskqa.jsonio import dumps, load_json, record_line, write_jsonl
 from taskqa.model import Recording, VideoRef
-from taskqa.problems import InvalidInputError, Problem, load_json
-from taskqa.programs.clips import cut_clips
-from taskqa.questions.generate import GenerationConfig, generate_file, summary_path
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
+from taskqa.programs.clips import ClipRecord, clip_record, read_clips
+from taskqa.questions.generate import GenerationConfig, clips_path, generate_file, summary_path
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
 
-MANIFEST = "manifest.json"
-FAMILIES = ("normal", "indirect")
 Stage = Callable[[str], None]
 
 
@@ -88,13 +87,9 @@ def build_benchmark(
                 journal=journal,
             )
         else:
-            if not summary_path(candidates_file).is_file():
-                message = (
-                    f"no {summary_path(candidates_file).name} beside it; expected the output of "
-                    "`taskqa generate`, which writes both"
-                )
-                raise InvalidInputError([Problem(str(candidates_file), "", message)])
-            summary = load_json(summary_path(candidates_file))
+            summary, generation = _candidates_generation(candidates_file)
+            config = config.model_copy(update={"generation": generation})
+        clips = read_clips(clips_path(candidates_file), _shown(candidates_file, clips_path))
         say("balancing")
         candidates = read_candidates(candidates_file, balancing.with_reference)
         if not candidates.ids:
@@ -123,10 +118,12 @@ def build_benchmark(
         )
         say("writing corpus copy, video list and report")
         _copy_corpus(corpus, recordings, stage / "corpus")
-        write_text(stage / "videos.csv", _video_list(recordings, generation, records.values()))
+        used = _used_clips(clips, records.values(), candidates_file)
+        write_jsonl(stage / CLIPS, (clip_record(r.clip, r.generation) for r in used))
+        write_text(stage / "videos.csv", _video_list(recordings, used))
         write_text(
             stage / "diagnostics" / "diagnostics.json",
-            _json({**results, "balancing": _balancing_summary(balancing, balanced)}),
+            dumps({**results, "balancing": _balancing_summary(balancing, balanced)}),
         )
         report = build_report(
             balanced.before,
@@ -141,6 +138,7 @@ def build_benchmark(
         write_report(report, stage / "diagnostics")
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
             scratch.unlink(missing_ok=True)
+        (stage / ".candidates.clips.jsonl").unlink(missing_ok=True)
         manifest = {
             "taskqa_version": __version__,
             "seed": config.seed,
@@ -150,6 +148,10 @@ def build_benchmark(
                 "sha256": _corpus_digest(stage / "corpus"),
             },
             "config": config.model_dump(mode="json"),
+            # how the questions were made (the candidates' own settings when given): clips.jsonl
+            # carries the same per clip; readers use Benchmark.generation_config
+            "generation": generation.model_dump(mode="json"),
+            "clips": len(used),
             "templates": summary["templates"],
             "counts": {
                 "candidates": len(candidates),
@@ -159,7 +161,7 @@ def build_benchmark(
             },
             "files": _digests(stage),
         }
-        write_text(stage / MANIFEST, _json(manifest))
+        write_text(stage / MANIFEST, dumps(manifest))
     return manifest
 
 
@@ -184,13 +186,11 @@ def _write_splits(
         for row in rows:  # file order, so splits read like the candidates
             if row in assignment:
                 record = {**records[row], "split": assignment[row]}
-                lines[assignment[row]].append(json.dumps(record, ensure_ascii=False))
+                lines[assignment[row]].append(record_line(record))
         for split, texts in lines.items():
-            write_text(
-                stage / "splits" / family / f"{split}.jsonl", "".join(t + "\n" for t in texts)
-            )
+            write_text(stage / "splits" / family / f"{split}.jsonl", "".join(texts))
         train = [records[r] for r in rows if assignment.get(r) == "train"]
-        write_text(stage / "answers" / f"{family}.json", _json(diagnostics.vocabulary(train)))
+        write_text(stage / "answers" / f"{family}.json", dumps(diagnostics.vocabulary(train)))
         sizes[family] = {split: len(texts) for split, texts in lines.items()}
     return sizes
 
@@ -255,35 +255,77 @@ def _copy_corpus(source: Path, recordings: Sequence[Recording], target: Path) ->
     write_corpus(target, recordings, manifest)
 
 
-def _video_list(
-    recordings: Sequence[Recording],
-    generation: GenerationConfig,
-    records: Any,
-) -> str:
+def _candidates_generation(candidates: Path) -> tuple[dict[str, Any], GenerationConfig]:
+    """The summary ``taskqa generate`` wrote beside ``candidates``, and its generation settings
+    (the clip length and rules the questions were really made with)."""
+    summary_file = summary_path(candidates)
+    if not summary_file.is_file():
+        message = (
+            f"no {summary_file.name} beside it; expected the output of `taskqa generate`, which "
+            "writes the questions, their summary and their clips"
+        )
+        raise InvalidInputError([Problem(str(candidates), "", message)])
+    summary = load_json(summary_file)
+    shown = _shown(candidates, summary_path)
+    if not isinstance(summary, dict) or not isinstance(summary.get("config"), dict):
+        raise InvalidInputError([Problem(shown, "config", "expected the generation settings")])
+    try:
+        generation = GenerationConfig.model_validate(summary["config"])
+    except ValidationError as error:
+        raise InvalidInputError(problems_from_validation_error(shown, ["config"], error)) from None
+    if not clips_path(candidates).is_file():
+        message = (
+            f"no {clips_path(candidates).name} beside it (made by taskqa 0.x before clips were "
+            "written); run `taskqa generate` again"
+        )
+        raise InvalidInputError([Problem(str(candidates), "", message)])
+    return summary, generation
+
+
+def _shown(candidates: Path, sidecar: Callable[[Path], Path]) -> str:
+    """A sidecar file's name as problems show it: the scratch candidates are named plainly."""
+    path = sidecar(candidates)
+    return path.name if candidates.name == ".candidates.jsonl" else str(path)
+
+
+def _used_clips(
+    clips: Mapping[str, ClipRecord], records: Iterable[Mapping[str, Any]], candidates: Path
+) -> list[ClipRecord]:
+    """The clips the benchmark's questions are asked on, in the candidates' clip order."""
+    used = {str(r["clip"]) for r in records}
+    missing = sorted(used - clips.keys())
+    if missing:
+        message = (
+            f"{len(missing)} clips of its questions are not in {clips_path(candidates).name} "
+            f"(first: {missing[0]!r}); the files do not belong together"
+        )
+        raise InvalidInputError([Problem(str(candidates), "", message)])
+    return [record for clip, record in clips.items() if clip in used]
+
+
+def _video_list(recordings: Sequence[Recording], clips: Sequence[ClipRecord]) -> str:
     """Where each clip's pixels are: recording, agent, view, video, start and end seconds."""
-    used = {r["clip"] for r in records}
+    by_id = {recording.id: recording for recording in recordings}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["clip", "recording", "agent", "view", "video", "start_s", "end_s"])
-    for recording in recordings:
-        for clip in cut_clips(recording, generation.clips):
-            if clip.id not in used:
-                continue
-            videos: list[VideoRef | None] = [
-                v for v in recording.videos if v.agent in (None, clip.agent)
-            ]
-            for video in videos or [None]:
-                writer.writerow(
-                    [
-                        clip.id,
-                        recording.id,
-                        clip.agent,
-                        video.view.value if video else "",
-                        _video_path(video.uri) if video else "",
-                        f"{clip.start:.3f}",
-                        f"{clip.prediction_start:.3f}",
-                    ]
-                )
+    for clip in clips:
+        recording = by_id[clip.recording]
+        videos: list[VideoRef | None] = [
+            v for v in recording.videos if v.agent in (None, clip.agent)
+        ]
+        for video in videos or [None]:
+            writer.writerow(
+                [
+                    clip.id,
+                    recording.id,
+                    clip.agent,
+                    video.view.value if video else "",
+                    _video_path(video.uri) if video else "",
+                    f"{clip.start:.3f}",
+                    f"{clip.end:.3f}",
+                ]
+            )
     return buffer.getvalue()
 
 
@@ -309,10 +351,6 @@ def _corpus_digest(folder: Path) -> str:
     for name, value in _digests(folder).items():
         digest.update(f"{name}:{value}\n".encode())
     return digest.hexdigest()
-
-
-def _json(data: object) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def counts_by_answer(records: Sequence[Mapping[str, Any]]) -> Counter[str]:

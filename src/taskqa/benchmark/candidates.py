@@ -8,14 +8,14 @@ record is read back only for the questions that survive.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem, parse_json
+from taskqa.jsonio import parse_json
+from taskqa.problems import InvalidInputError, Problem
 
 BINARY_ANSWERS = frozenset({"yes", "no"})
 FIELDS = (
@@ -77,11 +77,12 @@ class Candidates:
         return self.answers[row] in BINARY_ANSWERS
 
     def records(self, rows: list[int]) -> Iterator[dict[str, object]]:
-        """The full records of ``rows``, in the order given."""
+        """The full records of ``rows``, in the order given; a line that no longer parses (the
+        file changed after it was read) fails naming the file and the row."""
         with self.path.open("rb") as stream:
             for row in rows:
                 stream.seek(self.offsets[row])
-                yield json.loads(stream.readline())
+                yield parse_json(stream.readline(), self.path, [row])
 
 
 def read_candidates(

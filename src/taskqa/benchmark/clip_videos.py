@@ -52,7 +52,7 @@ def cut_clip(row: VideoClip, target: Path) -> int:
     return write_mp4(target, read_frames(row.video, list(span)), fps)
 
 
-def cut_clips(rows: Iterable[VideoClip], folder: Path) -> dict[str, str]:
+def cut_clip_videos(rows: Iterable[VideoClip], folder: Path) -> dict[str, str]:
     """Cut every row whose video file exists into ``folder`` (one per clip: pass the rows of
     ``videos_by_clip``); map clip id to the file name."""
     written: dict[str, str] = {}

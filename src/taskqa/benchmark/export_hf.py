@@ -5,9 +5,12 @@ Parquet files; ``README.md`` is a dataset card whose YAML ``configs`` block tell
 ``datasets.load_dataset(DIR, "normal")`` where they are; ``croissant.json`` describes the same
 files in Croissant 1.0 JSON-LD with the responsible-AI (RAI) fields that NeurIPS datasets
 submissions ask for. ``videos.csv`` says which recording, view and time span each clip comes
-from. Where the recording's video file is in the benchmark folder (a rendered corpus), each clip
-is cut into ``videos/<clip>.mp4`` and every question row names it in ``video``; otherwise
-``video`` is empty and ``source_video``, ``start_s`` and ``end_s`` say where to cut it.
+from. Each clip is cut from its recording's rendered video into ``videos/<clip>.mp4`` and every
+question row names that file in ``video``, relative to the export folder. A benchmark whose clips
+have no video file (built from an unrendered corpus: ``videos.csv`` names ``sim://`` addresses,
+or files that are not there) is refused unless ``allow_missing_videos`` is set; then those rows
+have an empty ``video``, ``source_video``, ``start_s`` and ``end_s`` say where to cut the clip,
+and the result's ``missing_videos`` says how many clips that is.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,9 @@ import pyarrow.parquet as pq
 
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
-from taskqa.benchmark.build import FAMILIES, MANIFEST
-from taskqa.benchmark.clip_videos import cut_clips, videos_by_clip
-from taskqa.benchmark.folder import VideoClip, VideoIndex, read_videos
+from taskqa.benchmark.clip_videos import cut_clip_videos, videos_by_clip
+from taskqa.benchmark.folder import FAMILIES, MANIFEST, VideoClip, VideoIndex, read_videos
+from taskqa.jsonio import read_jsonl_objects, write_json
 from taskqa.problems import InvalidInputError, Problem, load_json
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
@@ -84,33 +87,67 @@ DESCRIPTIONS = {
 }
 
 
-def export_hf(bench: Path, out: Path, name: str | None = None) -> list[Path]:
-    """Write the Hugging Face / Croissant export of ``bench`` to ``out``; return its files."""
+class ExportedFiles(list[Path]):
+    """The files an export wrote (sorted), with how many of its questions' clips have no video
+    file in it (non-zero only with ``allow_missing_videos``; the command line warns)."""
+
+    def __init__(self, files: Iterable[Path], clips: int = 0, missing_videos: int = 0) -> None:
+        super().__init__(sorted(files))
+        self.clips = clips
+        self.missing_videos = missing_videos
+
+
+def export_hf(
+    bench: Path, out: Path, name: str | None = None, *, allow_missing_videos: bool = False
+) -> ExportedFiles:
+    """Write the Hugging Face / Croissant export of ``bench`` to ``out``; return its files.
+
+    Refused (``InvalidInputError``) when a question's clip has no video file, unless
+    ``allow_missing_videos``: run ``taskqa render`` on the corpus and build again instead.
+    """
     manifest = _manifest(bench)
     title = name or bench.resolve().name
     csv_path = bench / "videos.csv"
     index = read_videos(csv_path, bench) if csv_path.is_file() else VideoIndex([])
-    splits = [bench / "splits" / f / f"{s}.jsonl" for f in FAMILIES for s in HF_SPLITS]
-    if all(next(_records(path), None) is None for path in splits if path.is_file()):
-        raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
+    records = _split_records(bench)
+    rows_by_clip = videos_by_clip(index)
+    clips = sorted({r["clip"] for rows in records.values() for r in rows})
+    missing = [clip for clip in clips if not _has_video(rows_by_clip.get(clip))]
+    if missing and not allow_missing_videos:
+        raise InvalidInputError([missing_videos_problem(bench, len(missing), len(clips))])
     with staged_directory(out) as stage:
-        rows_by_clip = videos_by_clip(index)
-        cut = cut_clips(rows_by_clip.values(), stage / "videos")
+        cut = cut_clip_videos(rows_by_clip.values(), stage / "videos")
         names = _named_videos(csv_path, rows_by_clip)
         files: dict[str, str] = {}
         counts: dict[str, dict[str, int]] = {}
         for family in FAMILIES:
             counts[family] = {}
             for split, hf_split in HF_SPLITS.items():
-                rows = list(_records(bench / "splits" / family / f"{split}.jsonl"))
+                rows = records[family, split]
                 relative = f"data/{family}/{hf_split}.parquet"
                 _write_parquet(stage / relative, rows, rows_by_clip, cut, names)
                 files[relative] = sha256_file(stage / relative)
                 counts[family][hf_split] = len(rows)
-        shutil.copyfile(bench / "videos.csv", stage / "videos.csv")
+        if csv_path.is_file():
+            shutil.copyfile(csv_path, stage / "videos.csv")
         write_text(stage / "README.md", dataset_card(title, manifest, counts))
-        write_text(stage / "croissant.json", json.dumps(croissant(title, files), indent=2) + "\n")
-    return sorted(p for p in out.rglob("*") if p.is_file())
+        write_json(stage / "croissant.json", croissant(title, files))
+    written = (p for p in out.rglob("*") if p.is_file())
+    return ExportedFiles(written, clips=len(clips), missing_videos=len(missing))
+
+
+def missing_videos_problem(bench: Path, missing: int, clips: int) -> Problem:
+    message = (
+        f"{missing} of {clips} clips have no video file (videos.csv gives a sim:// address, "
+        "a file that is not there or no row), so a model would be asked about videos it "
+        "cannot see; run `taskqa render` on the corpus and `taskqa build` again, or pass "
+        "--allow-missing-videos to export the questions without those videos"
+    )
+    return Problem(str(bench), "", message)
+
+
+def _has_video(row: VideoClip | None) -> bool:
+    return row is not None and row.video.is_file()
 
 
 def _manifest(bench: Path) -> dict[str, Any]:
@@ -122,11 +159,17 @@ def _manifest(bench: Path) -> dict[str, Any]:
     return data
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as stream:
-        for line in stream:
-            if line.strip():
-                yield json.loads(line)
+def _split_records(bench: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Every split's question records, by (family, split); refused when there are none."""
+    paths = {(f, s): bench / "splits" / f / f"{s}.jsonl" for f in FAMILIES for s in HF_SPLITS}
+    if not any(path.is_file() for path in paths.values()):
+        raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
+    records = {
+        key: [record for _, record in read_jsonl_objects(path)] for key, path in paths.items()
+    }
+    if not any(records.values()):
+        raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
+    return records
 
 
 def _write_parquet(

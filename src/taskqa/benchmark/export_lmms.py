@@ -2,11 +2,20 @@
 
 The folder holds one task YAML per split family (``taskqa_normal``, ``taskqa_indirect``), the
 questions as Parquet (loaded through ``datasets``' parquet builder, which lmms-eval calls with
-``dataset_path`` and ``dataset_kwargs``), ``videos.csv`` and ``utils.py`` with the document
-functions the YAML names with ``!function``. Answers are scored by exact match after the same
-normalization (lower case, no punctuation or articles, yes/no synonyms) as ``taskqa evaluate``;
-per-category accuracy comes from ``taskqa evaluate`` on a predictions file, since lmms-eval
-aggregates one number per metric.
+``dataset_path`` and ``dataset_kwargs``), ``videos.csv``, the clip videos (``videos/``), and
+``utils.py`` with the document functions the YAML names with ``!function``.
+
+Scoring is ``taskqa evaluate``'s: ``utils.py`` compares answers with taskqa's own normaliser,
+whose source (``taskqa.answers``) is copied verbatim beside it as ``taskqa_normalize.py``, so a
+prediction lmms-eval counts correct is exactly one ``taskqa evaluate`` counts correct. Its
+version (``NORMALIZATION_VERSION``) is in the YAML's ``metadata`` and in ``utils.py``. Nothing in
+the folder imports taskqa: lmms-eval loads ``utils.py`` from its file path, without taskqa.
+
+Standard errors: the per-question values ``process_results`` returns are fractions (0 or 1, not
+percent) in a dict with the question's clip, and the YAML's ``cluster_key: clip`` makes
+lmms-eval (0.6 and later) report a clustered standard error as well, since the ~5 questions
+about one clip are not independent. Per-category accuracy comes from ``taskqa evaluate`` on a
+predictions file, since lmms-eval aggregates one number per metric.
 
 lmms-eval itself is not a dependency (it pulls in PyTorch and model code); the folder is checked
 against the loader's required keys and its functions are run on real documents in the tests.
@@ -14,18 +23,37 @@ against the loader's required keys and its functions are run on real documents i
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from pathlib import Path
 
+import taskqa.answers as answers
+from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
-from taskqa.benchmark.build import FAMILIES
-from taskqa.benchmark.export_hf import export_hf
+from taskqa.benchmark.export_hf import ExportedFiles, export_hf
+from taskqa.benchmark.folder import FAMILIES
+
+NORMALIZER_FILE = "taskqa_normalize.py"
+
+# Clustering, as lmms-eval documents it (docs/releases/lmms-eval-0.6.md, "Clustered Samples";
+# lmms_eval/api/task.py TaskConfig.cluster_key / score_key; lmms_eval/evaluator_utils.py
+# TaskOutput.calculate_clt_aggregate_metric): a top-level ``cluster_key`` in the task YAML names
+# a field of the dict that ``process_results`` returns for each metric, and ``score_key``
+# (default "score") the field holding the 0/1 score. lmms-eval then reports
+# ``<metric>_stderr_clustered`` next to the plain ``<metric>_stderr_clt`` (lmms_eval/tasks/
+# videomme/videomme.yaml uses ``cluster_key: videoID`` the same way). lmms-eval before 0.6 has
+# no such TaskConfig fields and refuses the YAML.
+CLUSTER_KEY = "clip"
+SCORE_KEY = "score"
 
 TASK_YAML = """\
-# lmms-eval task written by taskqa ({family} split family). A question's clip is videos/<clip>.mp4
-# beside this file when the benchmark was built from a rendered corpus (its `video` field);
-# otherwise cut each clip's shown part (videos.csv: video, start_s, end_s) to
+# lmms-eval (0.6 or later) task written by taskqa {taskqa_version} ({family} split family).
+# A question's clip is videos/<clip>.mp4 beside this file (its `video` field, relative to this
+# folder). An export made with --allow-missing-videos has questions whose clip has no video
+# (empty `video`): cut each such clip's shown part (videos.csv: video, start_s, end_s) to
 # $TASKQA_VIDEO_ROOT/<clip id with '|' replaced by '_'>.mp4 before running.
+# Answers are scored with taskqa's answer normaliser (taskqa_normalize.py, normalization
+# version {normalization_version}), as `taskqa evaluate` scores them; accuracies are fractions.
 task: taskqa_{family}
 dataset_path: parquet
 dataset_kwargs:
@@ -43,6 +71,10 @@ generation_kwargs:
   temperature: 0
   do_sample: false
 process_results: !function utils.process_results
+# the ~5 questions about one clip are correlated: lmms-eval's clustered standard error groups
+# the per-question scores by the `{cluster_key}` field process_results returns
+cluster_key: {cluster_key}
+score_key: {score_key}
 metric_list:
   - metric: accuracy
     aggregation: !function utils.mean
@@ -58,71 +90,144 @@ lmms_eval_specific_kwargs:
     pre_prompt: ""
     post_prompt: "\\nAnswer the question with a single word or phrase."
 metadata:
-  version: 1.0
+  version: 2.0
+  normalization_version: "{normalization_version}"
+  taskqa_version: "{taskqa_version}"
 """
 
 UTILS = '''\
-"""Document functions of the taskqa lmms-eval tasks (written by `taskqa export lmms-eval`)."""
+"""Document functions of the taskqa lmms-eval tasks (written by `taskqa export lmms-eval`,
+taskqa {taskqa_version}).
 
+Answers are compared after taskqa's own answer normalisation, copied verbatim beside this file
+as {normalizer_file} (normalization version {normalization_version}), so a prediction counts as
+correct here exactly when `taskqa evaluate` counts it correct. Nothing here imports taskqa.
+Scores are fractions (0 or 1 per question); each comes with its clip id, which the task YAML
+names as lmms-eval's cluster_key for clustered standard errors.
+"""
+
+import importlib.util
 import os
-import re
-
-ARTICLES = re.compile(r"\\b(a|an|the)\\b")
-PUNCTUATION = re.compile(r"[^\\w\\s-]")
-SYNONYMS = {"yeah": "yes", "yep": "yes", "true": "yes", "nope": "no", "false": "no"}
-
-
-def normalize(text):
-    """Lower case, no punctuation, no articles, single spaces, yes/no synonyms."""
-    text = ARTICLES.sub(" ", PUNCTUATION.sub(" ", str(text).lower()))
-    text = " ".join(text.split())
-    return SYNONYMS.get(text, text)
-
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+NORMALIZATION_VERSION = "{normalization_version}"
+CLUSTER_KEY = "{cluster_key}"
+SCORE_KEY = "{score_key}"
+
+
+def _load_normalizer():
+    # lmms-eval loads this file by its path, so the folder is not on sys.path: load the sibling
+    # file the same way
+    path = os.path.join(HERE, "{normalizer_file}")
+    spec = importlib.util.spec_from_file_location("taskqa_normalize", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if module.NORMALIZATION_VERSION != NORMALIZATION_VERSION:
+        raise RuntimeError(
+            f"{{path}} has normalization version {{module.NORMALIZATION_VERSION}}, this task "
+            f"was exported for {{NORMALIZATION_VERSION}}; export the task again"
+        )
+    return module
+
+
+normalize_answer = _load_normalizer().normalize_answer
+
+
+def clip_filename(clip):
+    return clip.replace("|", "_").replace("/", "_") + ".mp4"
 
 
 def doc_to_visual(doc):
     if doc.get("video"):
         return [os.path.join(HERE, doc["video"])]
-    root = os.environ.get("TASKQA_VIDEO_ROOT", "videos")
-    return [os.path.join(root, doc["clip"].replace("|", "_") + ".mp4")]
+    root = os.environ.get("TASKQA_VIDEO_ROOT")
+    if root:
+        return [os.path.join(root, clip_filename(doc["clip"]))]
+    raise FileNotFoundError(
+        f"question {{doc['id']}}: clip {{doc['clip']}} has no video in this export (it was "
+        "exported with --allow-missing-videos); cut it from source_video (start_s to end_s) to "
+        f"$TASKQA_VIDEO_ROOT/{{clip_filename(doc['clip'])}}, or run `taskqa render` on the "
+        "corpus, then build and export again"
+    )
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
-    kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{doc['question']}{kwargs.get('post_prompt', '')}"
+    kwargs = lmms_eval_specific_kwargs or {{}}
+    return f"{{kwargs.get('pre_prompt', '')}}{{doc['question']}}{{kwargs.get('post_prompt', '')}}"
 
 
 def process_results(doc, results):
-    correct = float(normalize(results[0]) == normalize(doc["answer"]))
-    binary = doc["answer"] in ("yes", "no")
-    return {
-        "accuracy": correct,
-        "accuracy_open": None if binary else correct,
-        "accuracy_binary": correct if binary else None,
-    }
+    prediction = results[0] if results else ""
+    answer = normalize_answer(doc["answer"])
+    correct = normalize_answer("" if prediction is None else str(prediction)) == answer
+    item = {{SCORE_KEY: 1.0 if correct else 0.0, CLUSTER_KEY: doc["clip"]}}
+    binary = answer in ("yes", "no")
+    return {{
+        "accuracy": item,
+        "accuracy_open": None if binary else dict(item),
+        "accuracy_binary": dict(item) if binary else None,
+    }}
 
 
 def mean(items):
-    values = [item for item in items if item is not None]
-    return 100.0 * sum(values) / len(values) if values else 0.0
+    """The fraction of questions answered correctly (None: the metric does not apply)."""
+    scores = [item[SCORE_KEY] if isinstance(item, dict) else item for item in items]
+    scores = [score for score in scores if score is not None]
+    return sum(scores) / len(scores) if scores else 0.0
 '''
 
 
-def export_lmms_eval(bench: Path, out: Path) -> list[Path]:
-    """Write the lmms-eval task folder for ``bench`` to ``out``; return its files."""
+def normalizer_source() -> str:
+    """``taskqa.answers``'s source as the export writes it: a header, then the module verbatim."""
+    header = (
+        "# Copied verbatim from taskqa.answers by `taskqa export lmms-eval` "
+        f"(taskqa {__version__},\n# normalization version {answers.NORMALIZATION_VERSION}): the "
+        "answer normaliser of `taskqa evaluate`.\n# Do not edit: an edited copy no longer "
+        "scores as `taskqa evaluate` does.\n"
+    )
+    return header + inspect.getsource(answers)
+
+
+def utils_source() -> str:
+    return UTILS.format(**_fields())
+
+
+def task_yaml(family: str, data: Path) -> str:
+    return TASK_YAML.format(family=family, data=data.as_posix(), **_fields())
+
+
+def _fields() -> dict[str, str]:
+    return {
+        "taskqa_version": __version__,
+        "normalization_version": answers.NORMALIZATION_VERSION,
+        "normalizer_file": NORMALIZER_FILE,
+        "cluster_key": CLUSTER_KEY,
+        "score_key": SCORE_KEY,
+    }
+
+
+def export_lmms_eval(
+    bench: Path, out: Path, *, allow_missing_videos: bool = False
+) -> ExportedFiles:
+    """Write the lmms-eval task folder for ``bench`` to ``out``; return its files.
+
+    Refused when a question's clip has no video file, unless ``allow_missing_videos`` (then the
+    result's ``missing_videos`` says how many clips have none), as ``export_hf``.
+    """
     target = out.resolve()
     with staged_directory(out) as stage:
-        export_hf(bench, stage / "hf")
+        exported = export_hf(bench, stage / "hf", allow_missing_videos=allow_missing_videos)
         data = stage / "data"
         shutil.move(stage / "hf" / "data", data)
-        shutil.move(stage / "hf" / "videos.csv", stage / "videos.csv")
+        if (stage / "hf" / "videos.csv").is_file():
+            shutil.move(stage / "hf" / "videos.csv", stage / "videos.csv")
         if (stage / "hf" / "videos").is_dir():
+            # the rows' `video` paths are relative to the export root: keep them so
             shutil.move(stage / "hf" / "videos", stage / "videos")
         shutil.rmtree(stage / "hf")
         for family in FAMILIES:
-            text = TASK_YAML.format(family=family, data=(target / "data").as_posix())
-            write_text(stage / f"taskqa_{family}.yaml", text)
-        write_text(stage / "utils.py", UTILS)
-    return sorted(p for p in out.rglob("*") if p.is_file())
+            write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, target / "data"))
+        write_text(stage / "utils.py", utils_source())
+        write_text(stage / NORMALIZER_FILE, normalizer_source())
+    written = (p for p in out.rglob("*") if p.is_file())
+    return ExportedFiles(written, clips=exported.clips, missing_videos=exported.missing_videos)

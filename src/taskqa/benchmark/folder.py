@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from taskqa.atomic import sha256_file
+from taskqa.benchmark.splits import SPLITS
 from taskqa.problems import (
     InvalidInputError,
     Problem,
@@ -22,11 +23,14 @@ from taskqa.problems import (
     parse_json,
     problems_from_validation_error,
 )
+from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.questions.generate import GenerationConfig
 from taskqa.questions.records import Question
 
 FAMILIES = ("normal", "indirect")
-SPLITS = ("train", "val", "test")
+MANIFEST = "manifest.json"
+CLIPS = "clips.jsonl"
+OLDER_BUILD = "the folder was built by an older taskqa; build it again with `taskqa build`"
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def parse_split_name(name: str) -> tuple[str, str]:
 
 class Benchmark:
     def __init__(self, root: Path) -> None:
-        if not (root / "manifest.json").is_file():
+        if not (root / MANIFEST).is_file():
             raise InvalidInputError(
                 [Problem(str(root), "", "not a benchmark folder (no manifest.json)")]
             )
@@ -75,6 +79,7 @@ class Benchmark:
             raise InvalidInputError([Problem("manifest.json", "", "expected a JSON object")])
         self.manifest: dict[str, Any] = manifest
         self._splits: dict[tuple[str, str], list[SplitQuestion]] = {}
+        self._clips: dict[str, ClipRecord] | None = None
 
     @cached_property
     def manifest_sha256(self) -> str:
@@ -104,16 +109,33 @@ class Benchmark:
         }
 
     def generation_config(self) -> GenerationConfig:
-        """How the questions were generated (clip cutting matters for re-running programs)."""
-        raw = self.manifest.get("generation", {})
-        candidates = [raw, raw.get("config")] if isinstance(raw, dict) else []
-        for candidate in candidates:
-            if isinstance(candidate, dict):
-                try:
-                    return GenerationConfig.model_validate(candidate)
-                except ValidationError:
-                    continue
-        return GenerationConfig()
+        """How the questions were generated: ``manifest["generation"]``, which ``build`` writes
+        from the candidates' own settings (each clip of ``clips.jsonl`` carries the same)."""
+        raw = self.manifest.get("generation")
+        if not isinstance(raw, dict):
+            raise InvalidInputError([Problem(self._name(MANIFEST), "generation", OLDER_BUILD)])
+        try:
+            return GenerationConfig.model_validate(raw)
+        except ValidationError as error:
+            where: list[str | int] = ["generation"]
+            raise InvalidInputError(
+                problems_from_validation_error(self._name(MANIFEST), where, error)
+            ) from None
+
+    def clips(self) -> dict[str, ClipRecord]:
+        """Every clip the benchmark's questions are asked on (``clips.jsonl``), by id: the one
+        source of clip windows for the oracle, adapters, exports and ``check``."""
+        if self._clips is None:
+            path = self.root / CLIPS
+            if not path.is_file():
+                raise InvalidInputError(
+                    [Problem(self._name(CLIPS), "", f"not found; {OLDER_BUILD}")]
+                )
+            self._clips = read_clips(path, self._name(CLIPS))
+        return self._clips
+
+    def _name(self, file: str) -> str:
+        return str(self.root / file)
 
     def videos(self) -> VideoIndex:
         path = self.root / "videos.csv"

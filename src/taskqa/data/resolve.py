@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from taskqa.problems import InvalidInputError, Problem
 
 PREFIX = "data:"
@@ -52,14 +50,22 @@ def cached_input(name: str, root: Path | None = None, shown: str | None = None) 
 
 
 def data_paths(value: Any) -> Any:
-    """Typer callback for path options and arguments (one, several, or None)."""
-    try:
-        if value is None:
-            return None
-        if isinstance(value, list | tuple):
-            return [resolve_input(item) for item in value]
-        return resolve_input(value)
-    except InvalidInputError as error:
-        for problem in error.problems:
-            typer.echo(f"✗ {problem}", err=True)
-        raise typer.Exit(code=1) from None
+    """Typer callback for path options and arguments (one, several, or None): ``data:NAME``
+    becomes the cached file. A name that cannot be resolved raises InvalidInputError, which the
+    command line prints as one line (``taskqa.terminal.GuardedTyper``)."""
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return [resolve_input(item) for item in value]
+    return resolve_input(value)
+
+
+def input_paths(value: Any) -> Any:
+    """:func:`data_paths` for inputs that must exist: each missing one is a problem that names
+    the path as given (``/no/such: not found``)."""
+    resolved = data_paths(value)
+    paths = resolved if isinstance(resolved, list) else [resolved]
+    missing = [Problem(str(path), "", "not found") for path in paths if path and not path.exists()]
+    if missing:
+        raise InvalidInputError(missing)
+    return resolved

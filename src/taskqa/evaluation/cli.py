@@ -2,29 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from taskqa import terminal
+from taskqa.data.resolve import input_paths
 from taskqa.execution import ExecutorKind
 from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, errors
 
+Bench = Annotated[
+    Path,
+    typer.Option("--benchmark", "-b", help="A built benchmark folder.", callback=input_paths),
+]
 
-def _fail(error: Exception) -> typer.Exit:
-    if isinstance(error, InvalidInputError):
-        return terminal.fail(error.problems)
-    errors.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
+
+@contextmanager
+def _stated(command: str) -> Iterator[None]:
+    """A ValueError the evaluation code raises for a mistake in the options (a --name per file,
+    --base-url for chat) becomes one problem line naming the command."""
+    try:
+        yield
+    except InvalidInputError:
+        raise
+    except ValueError as error:
+        raise InvalidInputError([Problem(f"taskqa {command}", "", str(error))]) from None
 
 
 def evaluate_command(
-    benchmark: Annotated[Path, typer.Option("--benchmark", "-b", help="A built benchmark folder.")],
+    benchmark: Bench,
     predictions: Annotated[
-        list[Path], typer.Option("--predictions", "-p", help="Prediction files (JSONL); repeat.")
+        list[Path],
+        typer.Option(
+            "--predictions",
+            "-p",
+            help="A predictions file; repeat the option for several. JSON Lines: one object per "
+            'line with the keys "question_id" (a question of the split) and "prediction" (the '
+            'answer text, or null for none), e.g. {"question_id": "q-00012", "prediction": '
+            '"yes"}.',
+            callback=input_paths,
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json and reports.")],
     split: Annotated[str, typer.Option(help="Split scored, FAMILY/SPLIT.")] = "normal/test",
@@ -40,7 +62,11 @@ def evaluate_command(
         bool, typer.Option(help="Fail when a file has unknown, duplicate or missing ids.")
     ] = False,
 ) -> None:
-    """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report."""
+    """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report.
+
+    A predictions file is JSON Lines, one object per line: {"question_id": ..., "prediction":
+    ...}, as `taskqa baseline` writes them. Lines for unknown questions, repeated ids and
+    questions without a line are counted and reported (--strict: exit 1)."""
     from taskqa.atomic import write_text
     from taskqa.benchmark.folder import Benchmark, parse_split_name
     from taskqa.evaluation.evaluate import dump_results, evaluate, results_json
@@ -48,14 +74,12 @@ def evaluate_command(
     from taskqa.evaluation.report import build_report
     from taskqa.reports import write_report
 
-    try:
-        parse_split_name(split)
-        bench = Benchmark(benchmark)
+    parse_split_name(split)
+    bench = Benchmark(benchmark)
+    with _stated("evaluate"):
         evaluation = evaluate(
             bench, split, predictions, name, BootstrapConfig(resamples, seed), most_likely
         )
-    except (InvalidInputError, ValueError) as error:
-        raise _fail(error) from None
     results = results_json(evaluation)
     write_text(out / "results.json", dump_results(results))
     write_report(build_report(evaluation, results), out)
@@ -104,7 +128,7 @@ def baseline_command(
             help="most-likely, text-only, text-embedding, oracle, noisy-oracle or chat."
         ),
     ],
-    benchmark: Annotated[Path, typer.Option("--benchmark", "-b", help="A built benchmark folder.")],
+    benchmark: Bench,
     out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file to write (JSONL).")],
     split: Annotated[str, typer.Option(help="Split to answer, FAMILY/SPLIT.")] = "normal/test",
     flip: Annotated[
@@ -145,7 +169,10 @@ def baseline_command(
         bool, typer.Option(help="chat: ask the model to map an unmatched reply to the vocabulary.")
     ] = False,
     videos: Annotated[
-        Path | None, typer.Option(help="chat: folder that relative paths in videos.csv start from.")
+        Path | None,
+        typer.Option(
+            help="chat: folder that relative paths in videos.csv start from.", callback=input_paths
+        ),
     ] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="chat: processes sending request batches (ray: CPUs).")
@@ -162,43 +189,39 @@ def baseline_command(
         chosen = BaselineName(baseline)
     except ValueError:
         choices = ", ".join(b.value for b in BaselineName)
-        raise _fail(
-            ValueError(f"unknown baseline {baseline!r}; expected one of {choices}")
-        ) from None
-    try:
-        family, part = parse_split_name(split)
-        bench = Benchmark(benchmark)
-        questions = bench.questions(family, part)[:limit]
-        if not questions:
-            empty = bench.split_path(family, part)
-            raise InvalidInputError([Problem(str(empty), "", "holds no questions to predict")])
-        if chosen is BaselineName.chat:
-            from taskqa.evaluation.adapters.run import ChatSettings, run_chat
+        message = f"unknown baseline {baseline!r}; expected one of {choices}"
+        raise InvalidInputError([Problem("taskqa baseline", "", message)]) from None
+    family, part = parse_split_name(split)
+    bench = Benchmark(benchmark)
+    questions = bench.questions(family, part)[:limit]
+    if not questions:
+        empty = bench.split_path(family, part)
+        raise InvalidInputError([Problem(str(empty), "", "holds no questions to predict")])
+    if chosen is BaselineName.chat:
+        from taskqa.evaluation.adapters.run import ChatSettings, run_chat
 
-            settings = ChatSettings(
-                base_url=base_url or "", model=model, frames=frames, fps=fps, prompt=prompt,
-                concurrency=concurrency, max_tokens=max_tokens, seed=seed, extract=extract,
-                cache=cache or out.with_name(out.name + ".cache.sqlite"), videos=videos,
+        settings = ChatSettings(
+            base_url=base_url or "", model=model, frames=frames, fps=fps, prompt=prompt,
+            concurrency=concurrency, max_tokens=max_tokens, seed=seed, extract=extract,
+            cache=cache or out.with_name(out.name + ".cache.sqlite"), videos=videos,
+        )  # fmt: skip
+        spread = None
+        if executor is not ExecutorKind.LOCAL or workers > 1:
+            spread = execution(executor, workers, ray_address)
+        with _stated("baseline"), reported(), terminal.progress(unit="questions") as progress:
+            task = progress.add_task("asking the model", total=len(questions))
+            run_chat(
+                bench, split, questions, settings, out, lambda n: progress.advance(task, n),
+                spread,
             )  # fmt: skip
-            spread = None
-            if executor is not ExecutorKind.LOCAL or workers > 1:
-                spread = execution(executor, workers, ray_address)
-            with reported(), terminal.progress(transient=False) as progress:
-                task = progress.add_task("asking the model", total=len(questions))
-                run_chat(
-                    bench, split, questions, settings, out, lambda n: progress.advance(task, n),
-                    spread,
-                )  # fmt: skip
-            console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
-            return
-        with terminal.progress(transient=False) as progress:
-            task = progress.add_task(chosen.value, total=len(questions))
-            predicted, meta = offline_predictions(
-                chosen, bench, split, questions, flip, seed, lambda n: progress.advance(task, n)
-            )
-            progress.update(task, completed=len(questions))
-    except (InvalidInputError, ValueError) as error:
-        raise _fail(error) from None
+        console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
+        return
+    with _stated("baseline"), terminal.progress(unit="questions") as progress:
+        task = progress.add_task(chosen.value, total=len(questions))
+        predicted, meta = offline_predictions(
+            chosen, bench, split, questions, flip, seed, lambda n: progress.advance(task, n)
+        )
+        progress.update(task, completed=len(questions))
     meta.update({"split": split, "benchmark_manifest_sha256": bench.manifest_sha256})
     write_predictions(out, questions, predicted, meta)
     console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)

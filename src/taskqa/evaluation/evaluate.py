@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from taskqa import __version__
+from taskqa.answers import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
 from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.baselines.most_likely import most_likely_predictions
 from taskqa.evaluation.metrics import (
@@ -21,7 +22,6 @@ from taskqa.evaluation.metrics import (
     compare,
     score_groups,
 )
-from taskqa.evaluation.normalize import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
 from taskqa.evaluation.predictions import (
     MISSING,
     Coverage,
@@ -122,7 +122,15 @@ def evaluate(
     names: list[str] | None = None,
     config: BootstrapConfig | None = None,
     with_most_likely: bool = True,
+    allow_partial: bool = False,
 ) -> Evaluation:
+    """Score ``prediction_paths`` on ``split``.
+
+    A file made for another benchmark (its meta file names another manifest sha256) or that
+    leaves questions of the split unanswered or answers ids the split does not have is refused,
+    one problem per file, unless ``allow_partial``: a 0% from a mismatched file looks like a
+    result. A human study's file (``"scored_on": "answered"``) may answer a sample.
+    """
     config = config or BootstrapConfig()
     family, part = split.split("/")
     questions = benchmark.questions(family, part)
@@ -147,8 +155,14 @@ def evaluate(
                 {"baseline": MOST_LIKELY},
             )
         )
+    refused: list[Problem] = []
     for name, path in zip(model_names(prediction_paths, names), prediction_paths, strict=True):
-        runs.append(_run(name, read_predictions(path, table), table, weights, config))
+        run = _run(name, read_predictions(path, table), table, weights, config)
+        if not allow_partial:
+            refused += mismatch(path, run, benchmark, split, table)
+        runs.append(run)
+    if refused:
+        raise InvalidInputError(refused)
     comparisons = [
         compare(
             (a.name, b.name),
@@ -163,6 +177,33 @@ def evaluate(
         for b in runs[i + 1 :]
     ]
     return Evaluation(benchmark, split, table, config, runs, comparisons)
+
+
+def mismatch(
+    path: Path, run: ModelRun, benchmark: Benchmark, split: str, table: QuestionTable
+) -> list[Problem]:
+    """Why ``run``'s file does not fit this benchmark split (empty when it does)."""
+    hint = "; pass --allow-partial to score it anyway"
+    made_for = run.meta.get("benchmark_manifest_sha256")
+    if isinstance(made_for, str) and made_for != benchmark.manifest_sha256:
+        message = (
+            f"made for another benchmark: its benchmark_manifest_sha256 is {made_for[:12]}…, "
+            f"this benchmark's manifest.json is {benchmark.manifest_sha256[:12]}…{hint}"
+        )
+        return [Problem(str(meta_path(path)), "", message)]
+    coverage = run.coverage
+    missing = 0 if run.scored is not None else coverage.missing
+    if not (coverage.unknown or missing):
+        return []
+    parts = [f"answers {coverage.answered:,} of the {table.size:,} questions of {split}"]
+    if coverage.unknown:
+        parts.append(
+            f"{coverage.unknown:,} of its {coverage.lines:,} lines name ids {split} does not "
+            f"have (e.g. {coverage.unknown_examples[0]!r})"
+        )
+    if not coverage.answered:
+        parts.append("made for another benchmark or split?")
+    return [Problem(str(path), "", "; ".join(parts) + hint)]
 
 
 def _both(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -10,12 +9,12 @@ from typing import Any
 from taskqa.atomic import write_text
 from taskqa.benchmark.folder import SplitQuestion
 from taskqa.evaluation.evaluate import meta_path
+from taskqa.jsonio import jsonl_text, write_json
 
 
 def prediction_lines(questions: Sequence[SplitQuestion], predicted: Sequence[str | None]) -> str:
-    return "".join(
-        json.dumps({"question_id": q.id, "prediction": p}, ensure_ascii=False) + "\n"
-        for q, p in zip(questions, predicted, strict=True)
+    return jsonl_text(
+        {"question_id": q.id, "prediction": p} for q, p in zip(questions, predicted, strict=True)
     )
 
 
@@ -26,4 +25,4 @@ def write_predictions(
     meta: dict[str, Any],
 ) -> None:
     write_text(out, prediction_lines(questions, predicted))
-    write_text(meta_path(out), json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    write_json(meta_path(out), meta, sort_keys=True)

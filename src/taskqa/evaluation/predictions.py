@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from taskqa.evaluation.normalize import normalize_answer
+from taskqa.answers import normalize_answer
 from taskqa.evaluation.table import QuestionTable
 from taskqa.problems import SURROGATE_ESCAPE, InvalidInputError, Problem, parse_json
 
@@ -132,9 +132,34 @@ def _parse_fast(lines: list[str]) -> tuple[list[str], list[str | None]] | None:
     return ids, values
 
 
+def _keys_problem(file: str, lines: list[str]) -> Problem | None:
+    """One problem for a file none of whose lines has the expected keys (a file of another
+    format, e.g. ``{"id": ..., "answer": ...}``), instead of one per line."""
+    found: dict[str, int] = {}
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except (RecursionError, ValueError):
+            return None  # not JSON: each line's own problem says where
+        if not isinstance(record, dict) or ("question_id" in record and "prediction" in record):
+            return None
+        for key in record:
+            found[key] = found.get(key, 0) + 1
+    keys = ", ".join(sorted(found, key=lambda k: (-found[k], k))[:6]) or "none"
+    message = (
+        'expected one JSON object per line with the keys "question_id" and "prediction"; '
+        f"none of its {len(lines):,} lines has both (keys found: {keys})"
+    )
+    return Problem(file, "", message)
+
+
 def _parse_slow(
     file: str, text: str, coverage: Coverage
 ) -> tuple[list[str], list[str | None], Coverage]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    wrong_format = _keys_problem(file, lines)
+    if wrong_format is not None:
+        raise InvalidInputError([wrong_format])
     ids: list[str] = []
     values: list[str | None] = []
     problems: list[Problem] = []

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from taskqa.answers import Normalizer
 from taskqa.benchmark.folder import SplitQuestion
-from taskqa.evaluation.normalize import Normalizer
 from taskqa.questions.records import Question
 
 IntArray = NDArray[np.int64]

@@ -70,6 +70,8 @@ class Execution:
 
 
 def encode_json(result: Any) -> bytes:
+    """A shard's result on its way back from a worker (and, verbatim, into the resume journal,
+    which records its digest): a message, not one of taskqa's files."""
     return json.dumps(result, ensure_ascii=False).encode("utf-8")
 
 

@@ -11,11 +11,11 @@ A run that finishes removes its journal.
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
 from taskqa.atomic import write_bytes, write_text
+from taskqa.jsonio import load_json, write_json
 from taskqa.problems import InvalidInputError, Problem
 
 JOURNAL = "journal.json"
@@ -43,8 +43,8 @@ class ShardJournal:
         header = {"run": run, "shards": shards}
         if resume and (folder / JOURNAL).is_file():
             try:
-                found = json.loads((folder / JOURNAL).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                found = load_json(folder / JOURNAL)
+            except (OSError, InvalidInputError):
                 found = None
             if found != header:
                 message = (
@@ -54,7 +54,7 @@ class ShardJournal:
                 raise InvalidInputError([Problem(str(folder), "", message)])
             return
         shutil.rmtree(folder, ignore_errors=True)
-        write_text(folder / JOURNAL, json.dumps(header) + "\n")
+        write_json(folder / JOURNAL, header)
 
     def _paths(self, index: int) -> tuple[Path, Path]:
         stem = f"{index:06d}"

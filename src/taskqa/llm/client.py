@@ -69,6 +69,7 @@ class ChatRequest:
 
 
 def canonical_json(value: Any) -> str:
+    """A request as the cache stores and hashes it (not a file): sorted keys, no spaces."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 

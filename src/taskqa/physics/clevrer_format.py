@@ -15,19 +15,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa.atomic import write_text
+from taskqa.jsonio import dumps_compact, load_json
 from taskqa.model.physics import (
     Collision,
     PhysicalObject,
     PhysicalScene,
     TrajectoryFrame,
 )
-from taskqa.problems import (
-    InvalidInputError,
-    Location,
-    Problem,
-    load_json,
-    problems_from_validation_error,
-)
+from taskqa.problems import InvalidInputError, Location, Problem, problems_from_validation_error
 
 COLORS = ("gray", "red", "blue", "green", "brown", "cyan", "purple", "yellow")
 SHAPES = ("cube", "sphere", "cylinder")
@@ -120,7 +115,7 @@ def read_annotation(path: Path) -> ClevrerAnnotation:
 
 def annotation_json(annotation: ClevrerAnnotation) -> str:
     """Canonical text: fixed key order, no trailing spaces, so equal scenes give equal bytes."""
-    return json.dumps(annotation.model_dump(mode="json"), separators=(",", ":")) + "\n"
+    return dumps_compact(annotation.model_dump(mode="json"))
 
 
 def write_annotation(path: Path, annotation: ClevrerAnnotation) -> None:

@@ -7,20 +7,14 @@ Both read into the same ``SceneQuestions`` list; writing picks the layout explic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa.atomic import write_text
-from taskqa.problems import (
-    InvalidInputError,
-    Location,
-    Problem,
-    load_json,
-    problems_from_validation_error,
-)
+from taskqa.jsonio import dumps, load_json
+from taskqa.problems import InvalidInputError, Location, Problem, problems_from_validation_error
 
 QuestionType = Literal["descriptive", "explanatory", "predictive", "counterfactual"]
 ChoiceAnswer = Literal["correct", "wrong"]
@@ -141,7 +135,7 @@ def questions_json(scenes: list[SceneQuestions], keyed: bool = False) -> str:
         }
     else:
         data = [s.model_dump(mode="json", exclude_none=True) for s in ordered]
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return dumps(data)
 
 
 def write_questions(path: Path, scenes: list[SceneQuestions], keyed: bool = False) -> None:
@@ -222,4 +216,4 @@ def predictions_json(table: PredictionTable) -> str:
         ScenePredictions(scene_index=s, questions=list(qs.values())).model_dump(exclude_none=True)
         for s, qs in scenes.items()
     ]
-    return json.dumps(data, indent=1) + "\n"
+    return dumps(data)

@@ -7,7 +7,6 @@ simulated rater scores or the imported scores of real raters.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from taskqa.atomic import write_text
+from taskqa.jsonio import dumps, load_json
 from taskqa.physics.causal_labels import (
     CounterfactualOracle,
     PairLabels,
@@ -29,7 +29,7 @@ from taskqa.physics.describe import describe
 from taskqa.physics.events import Event
 from taskqa.physics.raters import RaterModel, simulate_ratings
 from taskqa.physics.scene import LayoutConfig, SceneSpec, sample_scene
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.problems import InvalidInputError, Problem
 
 MANIFEST = "scenes.json"
 DESCRIPTION_TRIES = 20
@@ -134,7 +134,7 @@ def manifest_json(seed: int, layout: LayoutConfig, scene_indices: Sequence[int])
         "layout": asdict(layout),
         "scenes": list(scene_indices),
     }
-    return json.dumps(data, indent=1) + "\n"
+    return dumps(data)
 
 
 def read_manifest(folder: Path) -> tuple[int, LayoutConfig, list[int]]:
@@ -226,7 +226,7 @@ def cegs_json(cegs: Sequence[SceneCeg], threshold: float = DEFAULT_THRESHOLD) ->
                 "edges": edges,
             }
         )
-    return json.dumps(data, indent=1) + "\n"
+    return dumps(data)
 
 
 def write_cegs(path: Path, cegs: Sequence[SceneCeg], threshold: float) -> None:

@@ -23,14 +23,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from taskqa.jsonio import load_json
 from taskqa.physics.causal_labels import PairLabels
 from taskqa.physics.ceg import CausalEventGraph
-from taskqa.problems import (
-    InvalidInputError,
-    Problem,
-    load_json,
-    problems_from_validation_error,
-)
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 
 ScoreTable = tuple[tuple[int, float], ...]  # (score, weight) pairs
 CAUSAL_SCORES: ScoreTable = ((3, 0.1), (4, 0.4), (5, 0.5))

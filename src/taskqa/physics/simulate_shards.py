@@ -48,7 +48,7 @@ def simulate_scene_shard(context: SceneContext, index: int) -> SceneShard:
 
 
 def _decode(data: bytes) -> SceneShard:
-    name, text, collisions, digests = json.loads(data)
+    name, text, collisions, digests = json.loads(data)  # a worker's message, from encode_json
     return name, text, collisions, digests
 
 

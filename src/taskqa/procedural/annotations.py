@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import load_json
+from taskqa.problems import InvalidInputError, Problem
 
 MISSING_TAG = "Missing Step"
 START_STEP_ID = -1

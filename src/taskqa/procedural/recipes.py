@@ -16,7 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import load_json
+from taskqa.problems import InvalidInputError, Problem
 
 if TYPE_CHECKING:
     from taskqa.model import TaskGraph

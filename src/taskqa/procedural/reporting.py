@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import load_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.procedural.scoring import (
     calibrate,
     calibration_table,

@@ -8,15 +8,24 @@ other agent's actions overlapping that span are kept for multi-agent questions.
 
 The id ``recording|agent|start_frame|prediction_frame`` is the interval string of EgoTaskQA's
 released files, so clips can be matched to its ``qa_videos/<interval>.mp4``.
+
+Windows are cut once, by generation, and written out (``clip_record``): every later reader
+(``taskqa check``, ``build``'s ``clips.jsonl`` and ``videos.csv``, the oracle, the chat adapter,
+the exports) reads them back with ``read_clips`` instead of cutting again from a configuration
+that could differ from the one that made the questions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from taskqa.jsonio import read_jsonl_objects
 from taskqa.model import ActionSegment, Recording
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 
 
 class ClipConfig(BaseModel):
@@ -90,3 +99,69 @@ def _overlapping(
     actions: Sequence[ActionSegment], agent: str, start: float, end: float
 ) -> tuple[str, ...]:
     return tuple(a.id for a in actions if a.agent != agent and a.start < end and a.end > start)
+
+
+def clip_record(clip: Clip, generation: Mapping[str, Any]) -> dict[str, Any]:
+    """One line of a clips file: the window, what it shows, and the generation settings that
+    cut it (``generation``: a ``GenerationConfig`` as JSON, whose ``clips`` made the window)."""
+    return {
+        "id": clip.id,
+        "recording": clip.recording,
+        "agent": clip.agent,
+        "start": clip.start,
+        "end": clip.prediction_start,
+        "observed": list(clip.observed),
+        "future": list(clip.future),
+        "others": list(clip.others),
+        "generation": dict(generation),
+    }
+
+
+class ClipRecord(BaseModel):
+    """A clips-file line read back: the clip and the generation settings that made it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    recording: str
+    agent: str
+    start: float
+    end: float
+    observed: tuple[str, ...]
+    future: tuple[str, ...]
+    others: tuple[str, ...]
+    generation: dict[str, Any]
+
+    @property
+    def clip(self) -> Clip:
+        return Clip(
+            id=self.id,
+            recording=self.recording,
+            agent=self.agent,
+            start=self.start,
+            prediction_start=self.end,
+            observed=self.observed,
+            future=self.future,
+            others=self.others,
+        )
+
+
+def read_clips(path: Path, name: str | None = None) -> dict[str, ClipRecord]:
+    """Every clip of a clips file by id; a bad record raises naming the file and record."""
+    label = str(path) if name is None else name
+    clips: dict[str, ClipRecord] = {}
+    for index, raw in read_jsonl_objects(path, label):
+        try:
+            record = ClipRecord.model_validate(raw)
+        except ValidationError as error:
+            raise InvalidInputError(problems_from_validation_error(label, [index], error)) from None
+        if record.id in clips:
+            raise InvalidInputError(
+                [Problem.at(label, [index, "id"], f"clip {record.id!r} is listed twice")]
+            )
+        if record.end < record.start:
+            raise InvalidInputError(
+                [Problem.at(label, [index, "end"], f"ends ({record.end}) before it starts")]
+            )
+        clips[record.id] = record
+    return clips

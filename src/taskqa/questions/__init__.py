@@ -1,1 +1,2 @@
-"""EgoTaskQA-style questions: clips of recordings, and (to come) templates and instantiation."""
+"""EgoTaskQA-style questions: templates, their instantiation on clips, well-posedness rules,
+plain-English wording, indirect references, generation over a corpus and re-checking answers."""

@@ -1,29 +1,42 @@
-"""Re-executing stored programs against the annotations: every answer must come out the same."""
+"""Re-executing stored programs against the annotations: every answer must come out the same.
+
+The clips come from the clips file generation wrote (``q.clips.jsonl`` beside ``q.jsonl``), or,
+for a split file of a built benchmark, from the benchmark's ``clips.jsonl``: windows are never
+cut again here, so a check can't pass or fail because of a clip length it guessed.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from taskqa.causal import build_structure
 from taskqa.model import Recording
-from taskqa.problems import Problem
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs import Program, parse_program
-from taskqa.programs.clips import cut_clips
-from taskqa.programs.records import ClipView, build_view
+from taskqa.programs.clips import ClipRecord, read_clips
+from taskqa.programs.records import ClipView
 from taskqa.questions.answers import answer
-from taskqa.questions.generate import GenerationConfig, summary_path
+from taskqa.questions.generate import clips_path
 from taskqa.questions.records import read_questions
+from taskqa.questions.views import clip_views
+
+BENCHMARK_CLIPS = "clips.jsonl"  # a built benchmark's clips (docs/benchmark-folder.md)
 
 
-def read_generation_config(questions: Path) -> GenerationConfig:
-    summary = summary_path(questions)
-    if not summary.is_file():
-        return GenerationConfig()
-    return GenerationConfig.model_validate(
-        json.loads(summary.read_text(encoding="utf-8"))["config"]
+def clips_for_questions(questions: Path) -> dict[str, ClipRecord]:
+    """The clips a questions file was made on: its own clips file, else (a benchmark's split
+    file, ``BENCH/splits/<family>/<split>.jsonl``) the benchmark's ``clips.jsonl``."""
+    beside = clips_path(questions)
+    if beside.is_file():
+        return read_clips(beside)
+    benchmark = questions.parent.parent.parent / BENCHMARK_CLIPS
+    if questions.parent.parent.name == "splits" and benchmark.is_file():
+        return read_clips(benchmark)
+    message = (
+        f"no clips file for it: expected {beside} (written by `taskqa generate` beside the "
+        "questions) or, for a benchmark's split file, the benchmark's clips.jsonl"
     )
+    raise InvalidInputError([Problem(str(questions), "", message)])
 
 
 def check_questions(
@@ -32,7 +45,9 @@ def check_questions(
     verb_templates: dict[str, str] | None = None,
 ) -> tuple[int, list[Problem]]:
     """How many questions were checked, and every one whose stored answer differs."""
-    config = read_generation_config(questions)
+    clips: dict[str, list[ClipRecord]] = {}
+    for record in clips_for_questions(questions).values():
+        clips.setdefault(record.recording, []).append(record)
     problems: list[Problem] = []
     checked = 0
     views: dict[str, ClipView] = {}
@@ -49,7 +64,9 @@ def check_questions(
             continue
         if question.recording != current:
             current = question.recording
-            views = _views(recordings[current], config, verb_templates)
+            views = clip_views(
+                recordings[current], clips.get(current, []), verb_templates, str(questions)
+            )
         view = views.get(question.clip)
         if view is None:
             problems.append(
@@ -72,13 +89,3 @@ def check_questions(
                 )
             )
     return checked, problems
-
-
-def _views(
-    recording: Recording, config: GenerationConfig, verb_templates: dict[str, str] | None
-) -> dict[str, ClipView]:
-    structure = build_structure(recording, config.rules)
-    return {
-        clip.id: build_view(recording, clip, structure, verb_templates)
-        for clip in cut_clips(recording, config.clips)
-    }

@@ -10,12 +10,12 @@ size is written without holding it in memory.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import staged_directory
+from taskqa.jsonio import record_text, write_json
 from taskqa.questions.records import Question
 
 QA_FILE = "tagged_qas.json"
@@ -52,7 +52,7 @@ def write_egotaskqa_questions(questions: Iterable[Question], out_dir: Path) -> i
         for count, question in enumerate(questions, start=1):
             video_id = videos.setdefault(question.clip, len(videos))
             record = egotaskqa_record(question, video_id, count - 1)
-            stream.write(("\n" if count == 1 else ",\n") + json.dumps(record, ensure_ascii=False))
+            stream.write(("\n" if count == 1 else ",\n") + record_text(record))
         stream.write("\n]\n")
-        write_text(staging / INTERVALS_FILE, json.dumps(sorted(videos), indent=0) + "\n")
+        write_json(staging / INTERVALS_FILE, sorted(videos), indent=0)  # the release's layout
     return count

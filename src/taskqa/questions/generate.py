@@ -20,12 +20,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskqa import __version__
-from taskqa.atomic import write_text
 from taskqa.causal import DependencyRules, build_structure
 from taskqa.corpus import is_corpus
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
+from taskqa.jsonio import record_line, write_json, write_jsonl
 from taskqa.model import Recording, Source
-from taskqa.programs.clips import ClipConfig, cut_clips
+from taskqa.programs.clips import ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.answers import spoken_answer
@@ -328,7 +328,7 @@ def _recording_lines(
     # json.dumps of the field dict is several times faster than pydantic's dump here, and
     # `taskqa check` reads every line back through the Question model. One string per recording
     # (and counters, not per-question tags) keeps what workers send back cheap to transfer.
-    text = "".join(json.dumps(_record(q), ensure_ascii=False) + "\n" for q in questions)
+    text = "".join(record_line(_record(q)) for q in questions)
     counts: Counter[str] = Counter()
     for question in questions:
         counts.update(_tags(question))
@@ -395,7 +395,15 @@ def generate_file(
         "counts": dict(sorted(counts.items())),
         "rejected": dict(sorted(rejected.items())),
     }
-    write_text(summary_path(out), json.dumps(summary, indent=2) + "\n")
+    write_json(summary_path(out), summary)
+    write_jsonl(
+        clips_path(out),
+        (
+            clip_record(clip, config.model_dump(mode="json"))
+            for recording in recordings
+            for clip in cut_clips(recording, config.clips)
+        ),
+    )
     if shards is not None:
         shards.finish()
     return summary
@@ -420,6 +428,11 @@ def _decode(data: bytes) -> Shard:
 
 def summary_path(questions: Path) -> Path:
     return questions.with_name(questions.name.removesuffix(".jsonl") + ".summary.json")
+
+
+def clips_path(questions: Path) -> Path:
+    """The clips file generation writes beside a questions file: every clip it cut."""
+    return questions.with_name(questions.name.removesuffix(".jsonl") + ".clips.jsonl")
 
 
 def _tags(question: Question) -> list[str]:

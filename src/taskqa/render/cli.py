@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
+from taskqa.data.resolve import input_paths
 from taskqa.execution import Execution, ExecutorKind
 from taskqa.execution.options import (
     ExecutorOption,
@@ -19,10 +19,10 @@ from taskqa.execution.options import (
     reported,
 )
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console, fail, progress
+from taskqa.terminal import GuardedGroup, GuardedTyper, console, progress
 
 
-class _DefaultToVideos(TyperGroup):
+class _DefaultToVideos(GuardedGroup):
     """``taskqa render CORPUS ...`` means ``taskqa render videos CORPUS ...``: the group's
     commands keep their own names, anything else is a corpus folder."""
 
@@ -31,8 +31,15 @@ class _DefaultToVideos(TyperGroup):
             args = ["videos", *args]
         return super().parse_args(ctx, args)
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The group's help, then that of ``videos``: ``taskqa render CORPUS`` takes its options
+        (--fps, --limit, --masks, ...), which the group's own help would not show."""
+        super().format_help(ctx, formatter)
+        videos = self.commands["videos"]
+        videos.format_help(type(ctx)(videos, info_name="videos", parent=ctx), formatter)
 
-app = typer.Typer(
+
+app = GuardedTyper(
     cls=_DefaultToVideos,
     name="render",
     help=(
@@ -44,7 +51,6 @@ app = typer.Typer(
     ),
     no_args_is_help=True,
     rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
 )
 
 
@@ -129,26 +135,25 @@ def render_into_corpus(
     options = RenderOptions(
         fps=fps, width=width, height=height, views=parse_views(views), masks=masks
     )
-    try:
-        from taskqa.corpus import read_corpus
+    from taskqa.corpus import read_corpus
+    from taskqa.simulation.corpus import corpus_domain_file
 
-        total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
-        with reported(), progress() as bars:
-            task = bars.add_task("rendering", total=total)
-            rendered = render_corpus(
-                corpus,
-                target,
-                options,
-                ids=recordings,
-                clips_from=clips_from,
-                limit=limit,
-                workers=workers,
-                on_progress=lambda n: bars.advance(task, n),
-                execution=execution,
-                journal=journal_for(corpus, target),
-            )
-    except InvalidInputError as error:
-        raise fail(error.problems) from None
+    corpus_domain_file(corpus)  # a domain.yaml corpus.json names but lacks: refused up front
+    total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
+    with reported(), progress(unit="recordings") as bars:
+        task = bars.add_task("rendering", total=total)
+        rendered = render_corpus(
+            corpus,
+            target,
+            options,
+            ids=recordings,
+            clips_from=clips_from,
+            limit=limit,
+            workers=workers,
+            on_progress=lambda n: bars.advance(task, n),
+            execution=execution,
+            journal=journal_for(corpus, target),
+        )
     files = sum(len(r.files) for r in rendered)
     frames = sum(r.frames for r in rendered)
     console.print(
@@ -160,14 +165,16 @@ def render_into_corpus(
 
 @app.command("videos")
 def videos(
-    corpus: Annotated[Path, typer.Argument(help="A simulated taskqa corpus folder.")],
+    corpus: Annotated[
+        Path, typer.Argument(help="A simulated taskqa corpus folder.", callback=input_paths)
+    ],
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
             "-o",
             help="Folder for the videos (default CORPUS/videos), or an object-storage URL "
-            "such as s3://bucket/videos (pip install 'taskqa[cloud]').",
+            "such as s3://bucket/videos (pip install 'taskqa\\[cloud]').",
         ),
     ] = None,
     fps: Annotated[float, typer.Option(min=0.5, max=30, help="Frames per second.")] = 2.0,
@@ -178,10 +185,18 @@ def videos(
         str, typer.Option(help="Comma-separated views: first, third.")
     ] = "first,third",
     recordings: Annotated[
-        list[str] | None, typer.Option("--recordings", help="Only these recording ids.")
+        list[str] | None,
+        typer.Option(
+            "--recordings",
+            help="Only this recording; repeat the option for several (--recordings A "
+            "--recordings B).",
+        ),
     ] = None,
     clips_from: Annotated[
-        Path | None, typer.Option(help="Only the recordings a benchmark folder's clips use.")
+        Path | None,
+        typer.Option(
+            help="Only the recordings a benchmark folder's clips use.", callback=input_paths
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many recordings.")] = None,
     masks: Annotated[
@@ -200,9 +215,8 @@ def videos(
     from taskqa.corpus import is_corpus
 
     if not is_corpus(corpus):
-        raise fail(
-            [Problem(str(corpus), "", "not a taskqa corpus; expected a folder with corpus.json")]
-        )
+        message = "not a taskqa corpus; expected a folder with corpus.json"
+        raise InvalidInputError([Problem(str(corpus), "", message)])
     run = execution(executor, workers, ray_address, resume)
     render_into_corpus(
         corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit, run
@@ -219,16 +233,15 @@ def sheet(
     """A contact sheet: before/after pictures of every visible attribute value, labelled."""
     from taskqa.render.sheet import write_sheet
 
-    try:
-        count = write_sheet(out, size)
-    except InvalidInputError as error:
-        raise fail(error.problems) from None
+    count = write_sheet(out, size)
     console.print(f"wrote {out} ({count} before/after pairs)", highlight=False)
 
 
 @app.command()
 def probe(
-    corpus: Annotated[Path, typer.Argument(help="A simulated taskqa corpus folder.")],
+    corpus: Annotated[
+        Path, typer.Argument(help="A simulated taskqa corpus folder.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for probe.json and probe.md.")],
     seed: Annotated[int, typer.Option(help="Seed of the train/test split by recording.")] = 0,
     limit: Annotated[
@@ -242,27 +255,26 @@ def probe(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
 ) -> None:
-    """Pixel probe: learn each visible attribute from object crops on train recordings and
-    report accuracy on held-out recordings against the majority class."""
+    """Pixel probe: can the visible states be read from the rendered pixels?
+
+    Learns each visible attribute from object crops on train recordings and reports accuracy
+    on held-out recordings against the majority class."""
     from taskqa.corpus import read_corpus
     from taskqa.render.probe import run_probe
 
-    try:
-        total = len(read_corpus(corpus)[:limit])
-        with reported(), progress() as bars:
-            task = bars.add_task("rendering crops", total=total)
-            report = run_probe(
-                corpus,
-                out,
-                seed=seed,
-                limit=limit,
-                test_share=test_share,
-                size=size,
-                workers=workers,
-                on_progress=lambda n: bars.advance(task, n),
-                execution=execution(executor, workers, ray_address),
-            )
-    except InvalidInputError as error:
-        raise fail(error.problems) from None
+    total = len(read_corpus(corpus)[:limit])
+    with reported(), progress(unit="recordings") as bars:
+        task = bars.add_task("rendering crops", total=total)
+        report = run_probe(
+            corpus,
+            out,
+            seed=seed,
+            limit=limit,
+            test_share=test_share,
+            size=size,
+            workers=workers,
+            on_progress=lambda n: bars.advance(task, n),
+            execution=execution(executor, workers, ray_address),
+        )
     console.print(report.table())
     console.print(f"wrote {out / 'probe.json'} and {out / 'probe.md'}", highlight=False)

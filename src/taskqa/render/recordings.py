@@ -31,7 +31,7 @@ from taskqa.render.household import View as SceneView
 from taskqa.render.models import LookSpec, load_look, parse_look
 from taskqa.render.timeline import Timeline
 from taskqa.render.video import write_mp4
-from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.corpus import corpus_domain_file
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
 
 THIRD = "third"
@@ -161,8 +161,7 @@ def read_masks(path: Path) -> tuple[npt.NDArray[np.uint16], list[str]]:
 # --- a whole corpus ----------------------------------------------------------------------------
 def corpus_domain(corpus: Path) -> Domain:
     """The domain a simulated corpus was made from (its domain.yaml), else the built-in one."""
-    path = corpus / DOMAIN_FILE
-    return load_domain(path) if path.is_file() else load_domain()
+    return load_domain(corpus_domain_file(corpus))  # refuses a named domain.yaml that is gone
 
 
 def select_recordings(

@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
+from taskqa.jsonio import load_json
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 
 EPISODE_TYPES = ("1x1", "1x2", "2x1", "2x2")  # LEMMA's agents x tasks
 

@@ -6,7 +6,13 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from taskqa.corpus import CorpusManifest, dump_recording, write_corpus_lines
+from taskqa.corpus import (
+    CorpusManifest,
+    dump_recording,
+    is_corpus,
+    read_manifest,
+    write_corpus_lines,
+)
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
@@ -17,6 +23,27 @@ from taskqa.simulation.episode import EpisodeSimulator, EpisodeStuck, plan_episo
 
 DOMAIN_FILE = "domain.yaml"
 CHUNK = 25  # episodes per unit of work: big enough to amortise process overhead
+
+
+def corpus_domain_file(corpus: Path) -> Path | None:
+    """The domain file of a corpus folder (``domain.yaml``), None where it carries none.
+
+    A corpus whose ``corpus.json`` names the file but lacks it is refused (InvalidInputError
+    naming the file): reading it with the built-in domain instead would be silently wrong.
+    """
+    path = corpus / DOMAIN_FILE
+    if path.is_file():
+        return path
+    if is_corpus(corpus) and DOMAIN_FILE in read_manifest(corpus).files:
+        message = "not found (corpus.json names it as the corpus's domain)"
+        raise InvalidInputError([Problem(str(path), "", message)])
+    return None
+
+
+def load_corpus_domain(corpus: Path) -> Domain | None:
+    """The domain a corpus folder was simulated from; None for a corpus that names none."""
+    path = corpus_domain_file(corpus)
+    return None if path is None else load_domain(path)
 
 
 def recording_id(index: int, room: str, agents: int, tasks: int) -> str:

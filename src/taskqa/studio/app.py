@@ -3,16 +3,26 @@
 Every error reaches the person as a plain-text message with a 4xx status (5xx only for a fault
 of the server, still without a traceback). Tokens travel in the path, so pages send no
 Referer; the media route serves only files that are media of the person's own items, from
-inside the media root.
+inside a media root.
+
+Media roots, in the order a file is looked for: the root stored at creation (an ``answer``
+study's own clip folder, ``STUDY-clips/``, or the ``--media`` given to ``create``), the
+``STUDY-clips/`` folder beside the study file (the study moved with its clips), then the
+``--media`` given to ``serve``. ``--media`` only adds a place to look: it cannot hide the
+study's own clips, so ``serve STUDY --media BENCHMARK`` still serves the clips cut at creation.
+A ``--media`` under which some referenced media file is still not found is refused at start.
 """
 
 from __future__ import annotations
 
 import logging
+import posixpath
 import secrets
+import socket
 import sqlite3
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,7 +40,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from taskqa.problems import InvalidInputError
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.studio import db
 from taskqa.studio.exports import export_files
 from taskqa.studio.kinds import get_kind
@@ -66,7 +76,7 @@ SECURITY_HEADERS = {
 @dataclass
 class Study:
     path: Path
-    media_root: Path | None
+    media_roots: tuple[Path, ...]  # resolved; a media file is served from the first that has it
     # One connection per server thread, opened on the thread's first request and kept: opening
     # a connection (file check, schema read, pragmas, the WAL index) and closing it cost more
     # than the queries of a request. A connection is never shared between threads.
@@ -129,18 +139,77 @@ def _templates() -> Environment:
     )
 
 
+@dataclass(frozen=True)
+class MediaCheck:
+    """Whether the media files a study's items name can be found under its media roots."""
+
+    roots: tuple[Path, ...]
+    referenced: int  # distinct media paths the items name
+    missing: tuple[str, ...]  # of those, the ones found under no root
+
+    def summary(self) -> str:
+        """One line for the organiser: how many media files were found, and where it looked."""
+        where = ", ".join(str(root) for root in self.roots) or "no media root"
+        if not self.referenced:
+            return "no item has a media file"
+        found = self.referenced - len(self.missing)
+        return f"{found} of {self.referenced} media files found (looked in {where})"
+
+
+def media_roots(study_path: Path, stored: str | None, extra: Path | None) -> tuple[Path, ...]:
+    """Where a study's media files are looked for, in order (see the module's docstring)."""
+    candidates = [Path(stored) if stored else None,
+                  study_path.with_name(f"{study_path.stem}-clips"), extra]  # fmt: skip
+    roots: list[Path] = []
+    for candidate in candidates:
+        if candidate is None:
+            continue
+        root = candidate.resolve()
+        if root not in roots and (candidate is extra or root.is_dir()):
+            roots.append(root)
+    return tuple(roots)
+
+
+def check_media(connection: sqlite3.Connection, roots: tuple[Path, ...]) -> MediaCheck:
+    rows = connection.execute(
+        "SELECT DISTINCT media FROM items WHERE media IS NOT NULL AND media != '' ORDER BY media"
+    ).fetchall()
+    names = [str(row[0]) for row in rows]
+    missing = tuple(name for name in names if _locate(roots, name) is None)
+    return MediaCheck(roots, len(names), missing)
+
+
 def create_app(study_path: Path, media_root: Path | None = None) -> FastAPI:
-    """The app for one study; ``media_root`` overrides the one stored at creation."""
+    """The app for one study; ``media_root`` (``serve --media``) is a further place to look for
+    media files, after the study's own (see the module's docstring).
+
+    A ``media_root`` that is not a folder, or under which some media file the items name is
+    still not found, is refused (``InvalidInputError``): the raters would wait on a video that
+    never comes. Without one, what is missing is only reported (``app.state.media``).
+    """
     probe = db.connect(study_path)  # refuses a missing or foreign file at once
     try:
         stored = db.meta(probe).get("media_root")
+        if media_root is not None and not media_root.is_dir():
+            raise InvalidInputError(
+                [Problem(str(media_root), "", "--media is not a folder (the media root to add)")]
+            )
+        roots = media_roots(study_path, str(stored) if stored else None, media_root)
+        checked = check_media(probe, roots)
     finally:
         probe.close()
-    root = media_root or (Path(stored) if stored else None)
-    study = Study(study_path, root.resolve() if root else None)
+    if media_root is not None and checked.missing:
+        message = _missing_message(checked) + (
+            ". --media only adds a folder to look in (the study's own media come first): "
+            "give the folder that holds these files, or leave --media out"
+        )
+        raise InvalidInputError([Problem(str(media_root), "", message)])
+    study = Study(study_path, roots)
     study.kind  # noqa: B018 -- fails now, not on the first request, for an unknown kind
     templates = _templates()
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.media = checked
+    app.state.study = study
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=static), name="static")
     _handlers(app)
@@ -215,17 +284,17 @@ def create_app(study_path: Path, media_root: Path | None = None) -> FastAPI:
 
     @app.get("/media/{token}/{path:path}")
     def media(token: str, path: str) -> Response:
-        if study.media_root is None:
+        if not study.media_roots:
             raise AccessError("this study has no media root", 404)
         with study.connect() as connection:
             person = _any_person(connection, token)
-            target = (study.media_root / path).resolve()
-            if not target.is_relative_to(study.media_root):
+            relative = posixpath.normpath(path)
+            if relative == ".." or relative.startswith(("../", "/")):
                 raise AccessError("path outside the media root")
-            relative = target.relative_to(study.media_root).as_posix()
             if not _may_see_media(connection, person, relative):
                 raise AccessError("not a media file of your items", 404)
-        if not target.is_file():
+        target = _locate(study.media_roots, relative)
+        if target is None:
             raise AccessError("media file not found", 404)
         return FileResponse(target)
 
@@ -258,6 +327,98 @@ def create_app(study_path: Path, media_root: Path | None = None) -> FastAPI:
         )
 
     return app
+
+
+def _missing_message(checked: MediaCheck) -> str:
+    shown = ", ".join(checked.missing[:3]) + (", ..." if len(checked.missing) > 3 else "")
+    where = ", ".join(str(root) for root in checked.roots)
+    return (
+        f"{len(checked.missing)} of the {checked.referenced} media files the study's items "
+        f"name are in none of its media roots ({where}): {shown}"
+    )
+
+
+def _locate(roots: tuple[Path, ...], relative: str) -> Path | None:
+    """The file ``relative`` names under the first root that has it; never outside a root
+    (a link that leads out of its root is not followed)."""
+    for root in roots:
+        target = (root / relative).resolve()
+        if target.is_relative_to(root) and target.is_file():
+            return target
+    return None
+
+
+def _listener(host: str, port: int) -> socket.socket:
+    """A bound TCP socket; the port actually bound is known before uvicorn starts (``--port 0``)."""
+    try:
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, protocol, _, address = info[0]
+        listener = socket.socket(family, kind, protocol)
+    except OSError as error:
+        raise InvalidInputError([Problem(f"{host}:{port}", "", f"cannot listen: {error}")]) from None
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+    except OSError as error:
+        listener.close()
+        message = f"cannot listen: {error.strerror or error}"
+        raise InvalidInputError([Problem(f"{host}:{port}", "", message)]) from None
+    return listener
+
+
+def served_url(listener: socket.socket) -> str:
+    host, port = listener.getsockname()[:2]
+    shown = f"[{host}]" if ":" in str(host) else str(host)
+    return f"http://{shown}:{port}/"
+
+
+def _print(line: str) -> None:
+    print(line, file=sys.stdout, flush=True)
+
+
+def serve(
+    study_path: Path,
+    media_root: Path | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    echo: Callable[[str], None] = _print,
+) -> None:
+    """``taskqa studio serve``: the app under uvicorn, saying where it listens and when it stops.
+
+    Prints ``studio: serving STUDY at URL (Ctrl-C to stop)`` once the server accepts
+    connections, a line on its media files (a warning when some are missing), and
+    ``studio: stopped`` when it has shut down (Ctrl-C or SIGTERM). A refused study or media
+    root, or an address it cannot listen on, raises ``InvalidInputError`` before anything is
+    served.
+    """
+    import uvicorn
+
+    application = create_app(study_path, media_root)
+    checked: MediaCheck = application.state.media
+    listener = _listener(host, port)
+    url = served_url(listener)
+    config = uvicorn.Config(application, log_level="warning", access_log=False)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                echo(f"studio: serving {study_path} at {url} (Ctrl-C to stop)")
+                if checked.missing:
+                    echo(f"studio: warning: {_missing_message(checked)}; their items show no video")
+                elif checked.referenced:
+                    echo(f"studio: media: {checked.summary()}")
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().shutdown(sockets=sockets)
+            echo("studio: stopped")
+
+    try:
+        Server(config).run(sockets=[listener])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on: that is the end
+        pass
+    finally:
+        listener.close()
 
 
 def _store(

@@ -16,7 +16,6 @@ countertop in 11-15, slice potato in 16-20, clean knife/fork/spoon in 21-25).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskqa.atomic import sha256_file, staged_directory, write_text
+from taskqa.atomic import sha256_file, staged_directory
 from taskqa.execution import Execution, ShardJournal, fingerprint, journal_beside, run_shards
 from taskqa.execution.media import media_folder, media_intact, move_media
+from taskqa.jsonio import write_json, write_jsonl
 from taskqa.verify.descriptions import (
     DESCRIPTION_NEGATIVES,
     VIDEO_NEGATIVES,
@@ -224,10 +224,6 @@ def iter_trials(
             yield sample_trial(split, index, seed)
 
 
-def _dump(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
-
-
 def build_benchmark(
     out: Path,
     trials_per_split: int,
@@ -287,10 +283,10 @@ def build_benchmark(
         if render is not None:
             manifest["render"] = {"fps": render.fps, "size": render.size}
         move_media(media, staging, videos)
-        write_text(staging / "episodes.jsonl", _dump(episodes))
-        write_text(staging / "pairs.jsonl", _dump(pairs))
-        write_text(staging / "tasks.json", json.dumps(tasks, indent=1) + "\n")
-        write_text(staging / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        write_jsonl(staging / "episodes.jsonl", episodes, sort_keys=True)
+        write_jsonl(staging / "pairs.jsonl", pairs, sort_keys=True)
+        write_json(staging / "tasks.json", tasks)
+        write_json(staging / "manifest.json", manifest, sort_keys=True)
     journal.finish()
     return manifest
 

@@ -6,7 +6,6 @@ a split, and the same per (complexity, ordering) cell of the test splits (append
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +13,8 @@ from typing import Any
 
 from matplotlib.figure import Figure as MplFigure
 
-from taskqa.atomic import write_text
-from taskqa.problems import InvalidInputError, Problem, parse_json
+from taskqa.jsonio import read_jsonl_objects, write_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table, write_report
 from taskqa.stats.plots import to_png
 from taskqa.verify.benchmark import SPLITS, TEST_SPLITS
@@ -46,20 +45,6 @@ class Pair:
     negative_kind: str | None
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise InvalidInputError([Problem.at(path, [], "file not found")])
-    records, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        try:
-            records.append(parse_json(line, path, [number], line=number + 1))
-        except InvalidInputError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise InvalidInputError(problems)
-    return records
-
-
 def _segment(record: dict[str, Any]) -> Segment:
     subtask = record["subtask"]
     return Segment(
@@ -74,13 +59,13 @@ def load_benchmark(folder: Path) -> list[Pair]:
     episodes_path, pairs_path = folder / "episodes.jsonl", folder / "pairs.jsonl"
     episodes: dict[str, list[Segment]] = {}
     problems: list[Problem] = []
-    for number, record in enumerate(_read_jsonl(episodes_path)):
+    for number, record in read_jsonl_objects(episodes_path):
         try:
             episodes[record["episode_id"]] = [_segment(s) for s in record["segments"]]
         except (KeyError, TypeError, ValueError) as error:
             problems.append(Problem.at(episodes_path, [number], f"malformed episode: {error!r}"))
     pairs: list[Pair] = []
-    for number, record in enumerate(_read_jsonl(pairs_path)):
+    for number, record in read_jsonl_objects(pairs_path):
         missing = [key for key in PAIR_KEYS if key not in record]
         if missing:
             problems.append(Problem.at(pairs_path, [number, missing[0]], "missing"))
@@ -172,7 +157,7 @@ def axes_figure(results: dict[str, dict[str, Any]]) -> MplFigure:
 
 
 def write_results(out: Path, results: dict[str, dict[str, Any]], notes: Sequence[str]) -> None:
-    write_text(out / "results.json", json.dumps(results, indent=1, sort_keys=True) + "\n")
+    write_json(out / "results.json", results, sort_keys=True)
     report = Report("Task verification (EgoTV-style) results")
     for note in notes:
         report.add(Paragraph(note))

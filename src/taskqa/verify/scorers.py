@@ -13,7 +13,6 @@ per query in the graph's step order and one column per shown segment, and load i
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from taskqa.jsonio import read_jsonl_objects
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.verify.align import best_alignment, sigmoid
 from taskqa.verify.descriptions import query_matches
@@ -117,13 +117,10 @@ class LogitsFileScorer:
     def __init__(self, path: Path) -> None:
         self.table: dict[str, NDArray[np.float64]] = {}
         problems: list[Problem] = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-            if not line.strip():
-                continue
+        for number, record in read_jsonl_objects(path):
             try:
-                record = json.loads(line)
                 self.table[str(record["pair_id"])] = np.asarray(record["logits"], dtype=np.float64)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            except (KeyError, TypeError, ValueError) as error:
                 problems.append(
                     Problem.at(path, [number], f"expected {{pair_id, logits}}: {error}")
                 )

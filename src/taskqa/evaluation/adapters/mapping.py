@@ -1,6 +1,6 @@
 """Free-form replies mapped onto the benchmark's closed answer vocabulary.
 
-Rules, tried in order (each after the answer normalization of ``taskqa.evaluation.normalize``):
+Rules, tried in order (each after the answer normalization of ``taskqa.answers``):
 
 1. ``normalized``: the whole reply is a vocabulary answer;
 2. ``first-line``: the reply's first line, without a leading ``answer:`` and anything after the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from taskqa.evaluation.normalize import normalize_answer
+from taskqa.answers import normalize_answer
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9])[.!?](?:\s|$)", re.IGNORECASE)

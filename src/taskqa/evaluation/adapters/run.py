@@ -21,16 +21,16 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from taskqa.answers import NORMALIZATION_VERSION
 from taskqa.benchmark.clip_videos import videos_by_clip
 from taskqa.benchmark.folder import Benchmark, SplitQuestion
 from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames, sample_times
 from taskqa.evaluation.adapters.mapping import AnswerMapper
 from taskqa.evaluation.evaluate import meta_path
-from taskqa.evaluation.normalize import NORMALIZATION_VERSION
 from taskqa.execution import Execution
 from taskqa.llm import ChatRequest, LLMClient, ResponseCache
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.programs.clips import Clip, cut_clips
+from taskqa.programs.clips import Clip
 
 CHUNK_PER_WORKER = 8  # requests prepared at a time per concurrent slot (bounds frame memory)
 
@@ -191,11 +191,7 @@ class ChatRun:
 
 
 def _clips(benchmark: Benchmark) -> dict[str, Clip]:
-    from taskqa.convert import read_recordings
-
-    recordings, _ = read_recordings(benchmark.corpus_dir)
-    config = benchmark.generation_config()
-    return {c.id: c for r in recordings for c in cut_clips(r, config.clips)}
+    return {clip: record.clip for clip, record in benchmark.clips().items()}
 
 
 def run_chat(

@@ -14,15 +14,13 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from taskqa.benchmark.folder import Benchmark, SplitQuestion
-from taskqa.causal import build_structure
+from taskqa.benchmark.folder import CLIPS, Benchmark, SplitQuestion
 from taskqa.convert import read_recordings
-from taskqa.model import Recording
 from taskqa.programs import parse_program
-from taskqa.programs.clips import cut_clips
-from taskqa.programs.records import ClipView, Fact, Interval, build_view
+from taskqa.programs.clips import ClipRecord
+from taskqa.programs.records import ClipView, Fact, Interval
 from taskqa.questions.answers import answer
-from taskqa.questions.generate import GenerationConfig
+from taskqa.questions.views import clip_views
 from taskqa.simulation.config import derive_seed
 
 # Which field of a fact a misreading replaces.
@@ -38,12 +36,17 @@ def oracle_predictions(
 ) -> list[str | None]:
     recordings, verb_templates = read_recordings(benchmark.corpus_dir)
     by_id = {r.id: r for r in recordings}
-    config = benchmark.generation_config()
+    clips: dict[str, list[ClipRecord]] = {}
+    for record in benchmark.clips().values():
+        clips.setdefault(record.recording, []).append(record)
+    clips_file = str(benchmark.root / CLIPS)
     predictions: list[str | None] = [None] * len(questions)
     for recording_id, positions in _by_recording(questions).items():
         recording = by_id.get(recording_id)
         if recording is not None:
-            views = _views(recording, config, verb_templates, flip, seed)
+            views = clip_views(recording, clips.get(recording_id, []), verb_templates, clips_file)
+            if flip > 0.0:
+                views = _corrupted(views, recording_id, flip, seed)
             for i in positions:
                 view = views.get(questions[i].question.clip)
                 if view is not None:
@@ -60,22 +63,11 @@ def _by_recording(questions: Sequence[SplitQuestion]) -> dict[str, list[int]]:
     return groups
 
 
-def _views(
-    recording: Recording,
-    config: GenerationConfig,
-    verb_templates: Mapping[str, str],
-    flip: float,
-    seed: int,
+def _corrupted(
+    views: Mapping[str, ClipView], recording: str, flip: float, seed: int
 ) -> dict[str, ClipView]:
-    structure = build_structure(recording, config.rules)
-    views = {
-        clip.id: build_view(recording, clip, structure, verb_templates)
-        for clip in cut_clips(recording, config.clips)
-    }
-    if flip <= 0.0:
-        return views
     return {
-        clip: corrupt_view(view, flip, random.Random(derive_seed(seed, recording.id, clip)))
+        clip: corrupt_view(view, flip, random.Random(derive_seed(seed, recording, clip)))
         for clip, view in views.items()
     }
 

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from taskqa.jsonio import load_json
 from taskqa.model import TaskGraph
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.sources.captaincook4d.graphs import activity_names, graph_file_name
 from taskqa.sources.captaincook4d.mapping import StepLocalizer
 from taskqa.sources.captaincook4d.raw import (

@@ -15,8 +15,9 @@ from typing import Any
 import networkx as nx
 from pydantic import ValidationError
 
+from taskqa.jsonio import load_json
 from taskqa.model import TaskGraph, TaskStep
-from taskqa.problems import InvalidInputError, Location, Problem, load_json
+from taskqa.problems import InvalidInputError, Location, Problem
 from taskqa.problems import problems_from_validation_error as _from_pydantic
 from taskqa.sources.captaincook4d.raw import (
     RawCompleteRecording,

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from taskqa.jsonio import load_json
 from taskqa.model import (
     ActionSegment,
     Agent,
@@ -27,7 +28,7 @@ from taskqa.model import (
     VideoRef,
     View,
 )
-from taskqa.problems import InvalidInputError, Problem, load_json, problems_from_validation_error
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 from taskqa.sources.captaincook4d.checks import (
     Indexed,
     check_catalog,

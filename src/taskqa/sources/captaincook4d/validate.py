@@ -14,8 +14,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from taskqa.jsonio import load_json
 from taskqa.model import TaskGraph
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.sources.captaincook4d.checks import (
     check_catalog,
     check_cleaned_annotations,

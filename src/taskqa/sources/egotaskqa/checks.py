@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Location, Problem, load_json
+from taskqa.jsonio import load_json
+from taskqa.problems import InvalidInputError, Location, Problem
 
 
 class Missing:
@@ -18,6 +19,7 @@ MISSING = Missing()
 
 
 def got(value: object) -> str:
+    """A value as a problem message quotes it, cut to 60 characters."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else f"{text[:57]}..."
 

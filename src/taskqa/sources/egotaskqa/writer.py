@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from taskqa.atomic import staged_directory, write_text
+from taskqa.jsonio import dumps_compact, write_json
 from taskqa.model import (
     ActionSegment,
     AgentRole,
@@ -91,19 +91,12 @@ def write_egotaskqa(
         raise InvalidInputError(problems)
     with staged_directory(out_dir) as staging:
         # parsed.json is by far the largest file, so it is written without indentation.
-        write_text(
-            staging / PARSED,
-            json.dumps(folder.parsed, separators=(",", ":"), ensure_ascii=False) + "\n",
-        )
-        write_text(staging / PER_ACT_INTERVALS, _pretty(folder.intervals))
-        write_text(staging / LENGTHS, _pretty(folder.lengths))
-        write_text(staging / HOIS, _pretty([*sorted(folder.hois), NULL_HOI]))
+        write_text(staging / PARSED, dumps_compact(folder.parsed))
+        write_json(staging / PER_ACT_INTERVALS, folder.intervals)
+        write_json(staging / LENGTHS, folder.lengths)
+        write_json(staging / HOIS, [*sorted(folder.hois), NULL_HOI])
         meta = {"format": META_FORMAT, "format_version": META_VERSION, "recordings": folder.meta}
-        write_text(staging / META, _pretty(meta))
-
-
-def _pretty(data: object) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        write_json(staging / META, meta)
 
 
 class _RecordingWriter:

@@ -18,9 +18,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from taskqa.answers import normalize_answer
 from taskqa.benchmark.clip_videos import clip_filename, cut_clip, videos_by_clip
 from taskqa.benchmark.folder import Benchmark, SplitQuestion, parse_split_name
-from taskqa.evaluation.normalize import normalize_answer
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
 from taskqa.studio.security import FormError, text_field
@@ -168,7 +168,7 @@ def _meta(name: str, who: str, flagged: set[str]) -> bytes:
         "baseline": "human",
         "source": f"taskqa studio answer study: {who}",
         "flagged_raters_left_out": sorted(flagged),
-        "normalization": "taskqa.evaluation.normalize.normalize_answer",
+        "normalization": "taskqa.answers.normalize_answer",
     }
     return (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode("utf-8")
 

@@ -4,6 +4,13 @@ The rules are versioned. ``NORMALIZATION_VERSION`` is written into every results
 change to the rules (even one that only fixes a corner case) must bump it, because it can change
 scores. Both the prediction and the reference answer go through the same function, so a rule can
 never make a correct answer wrong on its own side only.
+
+Used by ``taskqa evaluate`` (``taskqa.evaluation``), the chat adapters, the studio and the
+lmms-eval export (``taskqa.benchmark.export_lmms``), which copies this file's source verbatim
+into the task folder as ``taskqa_normalize.py`` so that lmms-eval scores exactly as
+``taskqa evaluate`` does. That copy runs without taskqa installed, so this module imports only
+the standard library (never anything from taskqa) and defines no dataclasses (lmms-eval loads
+it from its file path, outside ``sys.modules``).
 """
 
 from __future__ import annotations
