@@ -17,8 +17,10 @@ $(BIN)/.installed: pyproject.toml
 
 setup: $(BIN)/.installed
 
+# Re-runnable: --overwrite lets simulate replace the corpus the last run rendered videos into
+# (refused without it); build, stats and the rest replace their own earlier outputs.
 demo: $(BIN)/.installed
-	$(BIN)/taskqa simulate --episodes $(DEMO_EPISODES) --seed 0 --out $(DEMO)/corpus
+	$(BIN)/taskqa simulate --episodes $(DEMO_EPISODES) --seed 0 --out $(DEMO)/corpus --overwrite
 	$(BIN)/taskqa render $(DEMO)/corpus --limit 3 --fps 2 --size 224 --workers 2
 	$(BIN)/taskqa render sheet --out $(DEMO)/contact-sheet.png
 	$(BIN)/taskqa validate $(DEMO)/corpus

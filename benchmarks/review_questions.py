@@ -21,9 +21,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from taskqa.benchmark.folder import Benchmark
 from taskqa.corpus import read_corpus
 from taskqa.model import ActionSegment, Recording
-from taskqa.benchmark.folder import Benchmark
 from taskqa.programs.clips import Clip
 
 VERDICTS = ("ok", "not ok")

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from data_support import real_data
 from problem_text import by_name
 from taskqa.model import ErrorTag, Recording, Source, TaskGraph
 from taskqa.problems import InvalidInputError, Problem
@@ -23,13 +24,12 @@ from taskqa.sources.captaincook4d import (
     validate_captaincook4d_file,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-CC4D = DATA / "captaincook4d"
-PROMQA = DATA / "promqa"
-realdata = pytest.mark.skipif(
-    not (CC4D / "annotation_json").is_dir() or not PROMQA.is_dir(),
-    reason="needs ../shared/data (the CaptainCook4D and ProMQA files)",
-)
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("captaincook4d/annotation_json", "captaincook4d/task_graphs", "captaincook4d/metadata",
+                 "promqa/graphs.json", "promqa/cleaned_error_annotations.json")  # fmt: skip
+CC4D = REAL.root / "captaincook4d"
+PROMQA = REAL.root / "promqa"
+realdata = REAL.mark
 
 Json = Any
 

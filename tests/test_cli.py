@@ -3,13 +3,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.cli import app
 
 runner = CliRunner()
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("captaincook4d/annotation_json", "captaincook4d/task_graphs", "captaincook4d/metadata",
+                 "promqa/graphs.json", "promqa/cleaned_error_annotations.json")  # fmt: skip
 
 
 def test_help_lists_the_commands() -> None:
@@ -45,7 +47,7 @@ def test_validate_reports_unrecognised_paths(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(stray), str(tmp_path / "absent")])
     assert result.exit_code == 1
     assert "not a format taskqa reads" in result.output
-    assert "no such file or folder" in result.output
+    assert f"✗ {tmp_path / 'absent'}: not found" in result.output
 
 
 def test_schema_writes_json_schema(tmp_path: Path) -> None:
@@ -101,12 +103,9 @@ def test_simulate_rejects_a_bad_domain(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
-needs_shared_data = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="../shared/data is absent")
-
-
-@needs_shared_data
+@REAL.mark
 def test_real_annotations_validate_and_convert(tmp_path: Path) -> None:
-    cc4d, promqa = SHARED_DATA / "captaincook4d", SHARED_DATA / "promqa"
+    cc4d, promqa = REAL.root / "captaincook4d", REAL.root / "promqa"
     result = runner.invoke(app, ["validate", str(cc4d), str(promqa)])
     assert result.exit_code == 0, result.output
     assert result.output.count("valid") == 2

@@ -19,6 +19,7 @@ runner = CliRunner()
 CATEGORIES = "captaincook4d/annotation_json/error_category_idx.json"
 GRAPH = "captaincook4d/task_graphs/spicedhotchocolate.json"
 LICENCE = "licence: MIT (the repository's LICENSE file"
+COMMIT = "a8a920a3293c4db27099a20ddbe3a3a9be1283e3"  # of CaptainCook4D/annotations
 
 
 def _data(*args: str) -> tuple[int, str, str]:
@@ -192,10 +193,53 @@ def test_an_unreachable_server(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("TASKQA_DATA_URL", f"http://127.0.0.1:{port}")
-    code, _, err = _data("download", GRAPH)
+    code, out, err = _data("download", GRAPH)
+    assert code == 1
+    url = f"http://127.0.0.1:{port}/CaptainCook4D/annotations/"
+    assert err.strip().splitlines() == [
+        f"✗ {GRAPH}: download failed (connection refused: {url}{COMMIT}/task_graphs/"
+        "spicedhotchocolate.json)"
+    ]
+    assert out.strip() == "0 of 1 files downloaded, 1 failed; rerun when online or see docs/data.md"
+    assert _files(_cache(tmp_path)) == []
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # a loopback port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_download_all_without_a_network(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, data_server: DataServer
+) -> None:
+    """One short line per file that failed, each once, then what came of it all."""
+    port = _closed_port()
+    monkeypatch.setenv("TASKQA_DATA_URL", f"http://127.0.0.1:{port}")
+    code, out, err = _data("download", "--all")
     assert code == 1
     lines = err.strip().splitlines()
-    assert len(lines) == 1
-    assert lines[0].startswith(f"✗ {GRAPH}: could not download http://127.0.0.1:{port}/")
-    assert lines[0].endswith("check the network, or use --offline with a filled cache")
+    names = [line.split(":")[0].removeprefix("✗ ") for line in lines]
+    assert all(line.startswith("✗ ") for line in lines), lines
+    assert len(names) == len(set(names)) == 50  # 48 pinned files, 2 derived ones, each once
+    first = f"http://127.0.0.1:{port}/CaptainCook4D/annotations/{COMMIT}/LICENSE"
+    assert lines[0] == f"✗ captaincook4d/LICENSE: download failed (connection refused: {first})"
+    assert lines[1].endswith(
+        f"download failed (not tried: 127.0.0.1:{port} was not reachable, connection refused)"
+    )
+    assert "✗ promqa/cleaned_error_annotations.json: not made: its inputs " in err
+    assert all(len(line) < 250 for line in lines)
+    assert out.strip() == (
+        "0 of 50 files downloaded, 50 failed; rerun when online or see docs/data.md"
+    )
     assert _files(_cache(tmp_path)) == []
+
+
+def test_a_partial_download_counts_what_came(data_server: DataServer, tmp_path: Path) -> None:
+    data_server.serve(CATEGORIES, (FIXTURES / CATEGORIES).read_bytes())  # the rest answer 404
+    code, out, err = _data("download", "captaincook4d/annotation_json")
+    assert code == 1
+    assert f"downloaded {CATEGORIES} (196 bytes, sha256 verified)" in out
+    assert out.strip().splitlines()[-1] == "1 of 7 files downloaded, 6 failed; see docs/data.md"
+    assert len(err.strip().splitlines()) == 6
+    assert "answered HTTP 404 Not Found; nothing was downloaded" in err

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import data_support
-from data_support import FIXTURES, SHARED_DATA, DataServer, needs_shared_data
+from data_support import FIXTURES, DataServer, real_data
 from taskqa.cli import app
 from taskqa.data.derive import recordings_with_4k_video
 from taskqa.data.promqa_cleaning import apply_corrections, clean_release
@@ -23,7 +23,9 @@ LINKS = "captaincook4d-downloader/metadata/download_links.json"
 FOUR_K = "captaincook4d/recordings_with_4k_video.json"
 CLEANED = "promqa/cleaned_error_annotations.json"
 FOUR_K_SHA256 = "335f46bc59ef359e3b292aa8bc2b0b9ecd218bc4fffc21f0b2435dc652d8ab43"
-CC4D = SHARED_DATA / "captaincook4d"
+# the cleaning's inputs and its reference output: ../shared/data, else the data cache
+REAL = real_data("captaincook4d/annotation_json", "captaincook4d/task_graphs", CLEANED)
+CC4D = REAL.root / "captaincook4d"
 
 
 def _invoke(*args: str) -> tuple[int, str, str]:
@@ -102,24 +104,24 @@ def test_bad_download_links(tmp_path: Path, content: object, problem: str) -> No
     assert [str(p) for p in caught.value.problems] == [problem]
 
 
-@needs_shared_data
+@REAL.mark
 def test_cleaning_reproduces_promqas_file_byte_for_byte() -> None:
     text = clean_release(
         CC4D / "annotation_json/error_annotations.json",
         CC4D / "annotation_json/complete_step_annotations.json",
         CC4D / "task_graphs",
     )
-    assert text == (SHARED_DATA / CLEANED).read_text(encoding="utf-8")
+    assert text == (REAL.root / CLEANED).read_text(encoding="utf-8")
 
 
-@needs_shared_data
+@REAL.mark
 def test_download_makes_the_cleaned_annotations(data_server: DataServer, tmp_path: Path) -> None:
-    data_server.serve_copies(SHARED_DATA)  # the shared copies stand in for GitHub
+    data_server.serve_copies(REAL.root)  # the real copies stand in for GitHub
     code, out, _ = _invoke("data", "download", CLEANED)
     assert code == 0
     assert out.count("downloaded captaincook4d/") == 26  # two annotation files and 24 graphs
     assert f"made {CLEANED} (2,112,249 bytes, equal to the reference sha256)" in out
-    assert (tmp_path / "cache" / CLEANED).read_bytes() == (SHARED_DATA / CLEANED).read_bytes()
+    assert (tmp_path / "cache" / CLEANED).read_bytes() == (REAL.root / CLEANED).read_bytes()
 
 
 def test_corrections_address_records_by_position() -> None:
@@ -133,7 +135,7 @@ def test_corrections_address_records_by_position() -> None:
     ]
 
 
-@needs_shared_data
+@REAL.mark
 def test_a_changed_original_is_reported_at_its_record_path() -> None:
     records = json.loads((CC4D / "annotation_json/error_annotations.json").read_text())
     records[13]["step_annotations"][4]["errors"][1]["description"] = "changed upstream"

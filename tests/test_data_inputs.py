@@ -9,12 +9,23 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from data_support import SHARED_DATA, needs_shared_data
+from data_support import RealData, real_data
 from taskqa.cli import app
 from taskqa.data import registry, resolve_input
 from taskqa.problems import InvalidInputError
 
 runner = CliRunner()
+# each test's real files: ../shared/data, else the data cache of the machine (tests/data_support.py)
+GRAPHS = real_data("promqa/graphs.json")
+CANDIDATE_INPUTS = real_data(
+    "promqa/cleaned_error_annotations.json",
+    "promqa/graphs.json",
+    "captaincook4d/recordings_with_4k_video.json",
+)
+HUMANS = real_data("clevrer_humans/train.json")
+EGOTV_SAMPLE = real_data("egotv/descriptions_sample.tsv")  # a sample only ../shared/data has
+CC4D = real_data("captaincook4d/annotation_json", "captaincook4d/task_graphs",
+                 "captaincook4d/metadata")  # fmt: skip
 
 
 @pytest.fixture
@@ -24,10 +35,10 @@ def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return folder
 
 
-def _fill(cache: Path, *names: str) -> None:
-    """Put the shared copies of ``names`` (files or folders) where a download would."""
+def _fill(cache: Path, real: RealData, *names: str) -> None:
+    """Put the real copies of ``names`` (files or folders) where a download would."""
     for name in names:
-        source = SHARED_DATA / name
+        source = real.root / name
         if source.is_dir():
             shutil.copytree(source, cache / name)
         else:
@@ -71,9 +82,9 @@ def test_a_command_names_the_download_it_needs(cache: Path, tmp_path: Path) -> N
     ]
 
 
-@needs_shared_data
+@GRAPHS.mark
 def test_a_damaged_cached_file_is_refused(cache: Path) -> None:
-    _fill(cache, "promqa/graphs.json")
+    _fill(cache, GRAPHS, "promqa/graphs.json")
     with (cache / "promqa/graphs.json").open("a") as stream:
         stream.write(" ")
     with pytest.raises(InvalidInputError) as caught:
@@ -81,10 +92,11 @@ def test_a_damaged_cached_file_is_refused(cache: Path) -> None:
     assert "not the pinned file in the data cache" in str(caught.value.problems[0])
 
 
-@needs_shared_data
+@CANDIDATE_INPUTS.mark
 def test_procedural_candidates_from_the_cache(cache: Path, tmp_path: Path) -> None:
     _fill(
         cache,
+        CANDIDATE_INPUTS,
         "promqa/cleaned_error_annotations.json",
         "promqa/graphs.json",
         "captaincook4d/recordings_with_4k_video.json",
@@ -99,9 +111,9 @@ def test_procedural_candidates_from_the_cache(cache: Path, tmp_path: Path) -> No
     assert stdout.startswith("11781 candidates from 363 recordings")
 
 
-@needs_shared_data
+@HUMANS.mark
 def test_physics_commands_from_the_cache(cache: Path, tmp_path: Path) -> None:
-    _fill(cache, "clevrer_humans/train.json")
+    _fill(cache, HUMANS, "clevrer_humans/train.json")
     code, stdout, err = _invoke("physics", "validate", "data:clevrer_humans/train.json")
     assert code == 0, err
     assert str(cache / "clevrer_humans/train.json") in "".join(stdout.split())  # rich wraps
@@ -111,7 +123,7 @@ def test_physics_commands_from_the_cache(cache: Path, tmp_path: Path) -> None:
     by_path = _invoke(
         "physics",
         "real-ceg",
-        str(SHARED_DATA / "clevrer_humans/train.json"),
+        str(HUMANS.root / "clevrer_humans/train.json"),
         "--out",
         str(tmp_path / "b"),
     )
@@ -119,13 +131,13 @@ def test_physics_commands_from_the_cache(cache: Path, tmp_path: Path) -> None:
     assert (tmp_path / "a/real_ceg.md").read_text() == (tmp_path / "b/real_ceg.md").read_text()
 
 
-@needs_shared_data
+@EGOTV_SAMPLE.mark
 def test_verify_parse_score_from_the_cache(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The full proscript_data.tsv is not in ../shared/data; its 20% sample stands in for it, so
     # the registry entry is pointed at the sample's size and digest.
-    sample = SHARED_DATA / "egotv/descriptions_sample.tsv"
+    sample = EGOTV_SAMPLE.root / "egotv/descriptions_sample.tsv"
     real = registry.load_registry()
     files = tuple(
         entry.model_copy(
@@ -148,11 +160,11 @@ def test_verify_parse_score_from_the_cache(
     assert "exact" in by_name[1]
 
 
-@needs_shared_data
+@CC4D.mark
 def test_validate_reads_a_cached_folder(cache: Path) -> None:
     code, _, err = _invoke("validate", "data:captaincook4d")
     assert code == 1 and "run `taskqa data download captaincook4d`" in err
-    _fill(cache, "captaincook4d")
+    _fill(cache, CC4D, "captaincook4d")
     code, stdout, err = _invoke("validate", "data:captaincook4d")
     assert code == 0, err
     assert f"{cache / 'captaincook4d'}(CaptainCook4D/ProMQA):valid" in "".join(stdout.split())

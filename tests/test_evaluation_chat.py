@@ -193,7 +193,8 @@ def test_chat_cli_counts_invalid_apart_from_wrong_and_extracts(
             assert result.exit_code == 0, result.output
         report = tmp_path / f"report-{extract}"
         result = runner.invoke(app, ["evaluate", "-b", str(benchmark_dir), "-p", str(out),
-                                     "-o", str(report), "--resamples", "50"])  # fmt: skip
+                                     "-o", str(report), "--resamples", "50",
+                                     "--allow-partial"])  # fmt: skip
         assert result.exit_code == 0, result.output
         results[extract] = json.loads((report / "results.json").read_text())["models"][1]
     plain = results[False]["breakdowns"]["overall"]["all"]

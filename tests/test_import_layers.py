@@ -46,7 +46,9 @@ def test_no_import_cycle_between_packages() -> None:
     described = [
         " -> ".join([*cycle, cycle[0]])
         + " ("
-        + ", ".join(graph.edges[a, b]["file"] for a, b in zip(cycle, [*cycle[1:], cycle[0]]))
+        + ", ".join(
+            graph.edges[a, b]["file"] for a, b in zip(cycle, [*cycle[1:], cycle[0]], strict=False)
+        )
         + ")"
         for cycle in cycles
     ]

@@ -33,6 +33,7 @@ def empty_corpus(small_corpus_dir: Path, tmp_path: Path) -> Path:
     manifest.pop("recordings"), manifest.pop("actions")
     (folder / "corpus.json").write_text(json.dumps(manifest))
     (folder / "recordings.jsonl").write_text("")
+    shutil.copy(small_corpus_dir / "domain.yaml", folder)  # the manifest names it
     return folder
 
 
@@ -66,7 +67,7 @@ def test_a_file_where_a_corpus_folder_belongs_is_one_line(tmp_path: Path) -> Non
 
 def test_a_missing_folder_is_named_as_given(tmp_path: Path) -> None:
     code, output = run("stats", "nope/", "--out", str(tmp_path / "stats"))
-    assert code == 1 and output.strip() == "✗ nope: no such corpus folder"
+    assert code == 1 and output.strip() == "✗ nope: not found"
 
 
 def test_invalid_json_says_the_whole_reason(small_corpus_dir: Path, tmp_path: Path) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
+from data_support import real_data
 from taskqa.model.physics import EventKind
 from taskqa.physics.causal_labels import (
     CounterfactualOracle,
@@ -35,8 +35,9 @@ from taskqa.physics.raters import (
 from taskqa.physics.scene import LAUNCH_DISTANCE, ObjectSpec, SceneSpec, sample_scene
 from taskqa.problems import InvalidInputError
 
-HUMANS = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevrer_humans" / "train.json"
-realdata = pytest.mark.skipif(not HUMANS.is_file(), reason="needs ../shared/data/clevrer_humans")
+REAL = real_data("clevrer_humans/train.json")  # ../shared/data, else the data cache
+HUMANS = REAL.root / "clevrer_humans" / "train.json"
+realdata = REAL.mark
 
 CHAIN = SceneSpec(
     7,

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.physics.cli import app
 
 runner = CliRunner()
-HUMANS = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevrer_humans" / "train.json"
-realdata = pytest.mark.skipif(not HUMANS.is_file(), reason="needs ../shared/data/clevrer_humans")
+REAL = real_data("clevrer_humans/train.json")  # ../shared/data, else the data cache
+HUMANS = REAL.root / "clevrer_humans" / "train.json"
+realdata = REAL.mark
 
 
 @pytest.fixture(scope="module")

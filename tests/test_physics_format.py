@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from data_support import real_data
 from taskqa.model.physics import PhysicalScene
 from taskqa.physics.clevrer_format import (
     annotation_json,
@@ -29,9 +30,9 @@ from taskqa.physics.engine import simulate_scene
 from taskqa.physics.scene import sample_scene
 from taskqa.problems import InvalidInputError
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-HUMANS = DATA / "clevrer_humans" / "train.json"
-realdata = pytest.mark.skipif(not HUMANS.is_file(), reason="needs ../shared/data/clevrer_humans")
+REAL = real_data("clevrer_humans/train.json")  # ../shared/data, else the data cache
+HUMANS = REAL.root / "clevrer_humans" / "train.json"
+realdata = REAL.mark
 
 
 @pytest.fixture(scope="module")

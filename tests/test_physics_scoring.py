@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from data_support import real_data
 from taskqa.physics.baselines import TextOnlyBaseline, baseline_predictions
 from taskqa.physics.clevrer_questions import parse_questions, read_questions
 from taskqa.physics.scoring import score, split_scenes
 
-HUMANS = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevrer_humans" / "train.json"
-realdata = pytest.mark.skipif(not HUMANS.is_file(), reason="needs ../shared/data/clevrer_humans")
+REAL = real_data("clevrer_humans/train.json")  # ../shared/data, else the data cache
+HUMANS = REAL.root / "clevrer_humans" / "train.json"
+realdata = REAL.mark
 
 QUESTIONS = [
     {

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.jsonio import dumps_indented
 from taskqa.problems import InvalidInputError
 from taskqa.procedural.annotations import (
@@ -25,13 +26,13 @@ from taskqa.procedural.candidates import build_candidates, clock, recording_cand
 from taskqa.procedural.cli import app
 from taskqa.procedural.recipes import RecipeGraph, load_recipe_graphs
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-PROMQA = DATA / "promqa"
-CC4D = DATA / "captaincook4d"
-realdata = pytest.mark.skipif(
-    not (PROMQA / "cleaned_error_annotations.json").is_file(),
-    reason="needs ../shared/data (the ProMQA and CaptainCook4D files)",
-)
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("promqa/cleaned_error_annotations.json", "promqa/graphs.json",
+                 "captaincook4d/recordings_with_4k_video.json")  # fmt: skip
+PROMQA = REAL.root / "promqa"
+CC4D = REAL.root / "captaincook4d"
+realdata = REAL.mark
+RELEASED = real_data("promqa/examples_sample.json")  # a sample only ../shared/data has
 
 # A toast recipe: 1 slice -> 2 toast -> 4 butter, 1 -> 3 get plate -> 4; 5 = END.
 GRAPH = RecipeGraph(
@@ -189,9 +190,10 @@ def test_conformance_counts(real_candidates: list[dict[str, Any]]) -> None:
 
 
 @realdata
+@RELEASED.mark
 def test_released_sample_records_are_reproduced(real_candidates: list[dict[str, Any]]) -> None:
     by_id = {c["question_id"]: c for c in real_candidates}
-    released = json.loads((PROMQA / "examples_sample.json").read_text())
+    released = json.loads((RELEASED.root / "promqa" / "examples_sample.json").read_text())
     assert len(released) == 25
     for record in released:
         ours = by_id[record["question_id"]]

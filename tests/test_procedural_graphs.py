@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.problems import InvalidInputError
 from taskqa.procedural.cli import app
 from taskqa.procedural.dot import (
@@ -23,13 +24,12 @@ from taskqa.procedural.dot import (
 from taskqa.procedural.recipes import RecipeGraph, graphs_from_json, load_recipe_graphs
 from taskqa.procedural.render import graphviz_program, layers, render_status_png
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-PROMQA = DATA / "promqa"
-CC4D = DATA / "captaincook4d"
-realdata = pytest.mark.skipif(
-    not (PROMQA / "graphs.json").is_file() or not (CC4D / "task_graphs").is_dir(),
-    reason="needs ../shared/data (the ProMQA and CaptainCook4D files)",
-)
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("promqa/graphs.json", "captaincook4d/task_graphs")
+PROMQA = REAL.root / "promqa"
+CC4D = REAL.root / "captaincook4d"
+realdata = REAL.mark
+RELEASED = real_data("promqa/examples_sample.json")  # a sample only ../shared/data has
 
 # "Flip" occurs twice: the released export would merge the two flips into one node.
 FLIP = RecipeGraph(
@@ -136,9 +136,10 @@ def test_recipes_whose_nodes_the_release_merges() -> None:
 
 
 @realdata
+@RELEASED.mark
 def test_graph_command_writes_dot_and_status_png(tmp_path: Path) -> None:
     records = tmp_path / "samples.json"
-    released = json.loads((PROMQA / "examples_sample.json").read_text())
+    released = json.loads((RELEASED.root / "promqa" / "examples_sample.json").read_text())
     records.write_text(json.dumps(released))
     run = CliRunner().invoke(
         app,

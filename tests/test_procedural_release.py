@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.problems import InvalidInputError
 from taskqa.procedural.cli import app
 from taskqa.procedural.release import export_record, import_records, verify_all
@@ -19,9 +20,9 @@ from taskqa.procedural.verification import (
     final_fields,
 )
 
-PROMQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "promqa"
-SAMPLE = PROMQA / "examples_sample.json"
-realdata = pytest.mark.skipif(not SAMPLE.is_file(), reason="needs ../shared/data/promqa")
+REAL = real_data("promqa/examples_sample.json")  # a sample only ../shared/data has
+SAMPLE = REAL.root / "promqa" / "examples_sample.json"
+realdata = REAL.mark
 
 MACHINE = ["m1", "m2"]
 YES_YES = AnnotatorJudgment(True, (True, True))

@@ -7,9 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.procedural.annotations import load_cleaned_annotations, load_recording_ids, restrict
 from taskqa.procedural.candidates import build_candidates
 from taskqa.procedural.cli import app
@@ -21,12 +21,13 @@ from taskqa.procedural.sampling import (
     sample_candidates,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("promqa/cleaned_error_annotations.json", "promqa/graphs.json",
+                 "captaincook4d/recordings_with_4k_video.json")  # fmt: skip
+DATA = REAL.root
 PROMQA = DATA / "promqa"
-realdata = pytest.mark.skipif(
-    not (PROMQA / "cleaned_error_annotations.json").is_file(),
-    reason="needs ../shared/data (the ProMQA and CaptainCook4D files)",
-)
+realdata = REAL.mark
+RELEASED = real_data("promqa/examples_sample.json")  # a sample only ../shared/data has
 
 
 def _candidate(
@@ -81,6 +82,7 @@ def test_same_seed_same_sample_other_seed_other_sample() -> None:
 
 
 @realdata
+@RELEASED.mark
 def test_reference_sample_on_real_data(tmp_path: Path) -> None:
     recordings = restrict(
         load_cleaned_annotations(PROMQA / "cleaned_error_annotations.json"),
@@ -97,7 +99,7 @@ def test_reference_sample_on_real_data(tmp_path: Path) -> None:
     assert len(result.samples) + len(result.remainder) == 11_781
     # Seed 42 draws exactly as the release did: every released question is in the sample.
     sampled = {c["question_id"] for c in result.samples}
-    released = json.loads((PROMQA / "examples_sample.json").read_text())
+    released = json.loads((RELEASED.root / "promqa" / "examples_sample.json").read_text())
     assert all(record["question_id"] in sampled for record in released)
     # The command gives the same file.
     source = tmp_path / "candidates.json"

@@ -8,9 +8,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.model import Recording
 from taskqa.procedural.adapters import from_recordings
 from taskqa.procedural.annotations import load_cleaned_annotations, load_recording_ids, restrict
@@ -18,13 +18,13 @@ from taskqa.procedural.candidates import build_candidates, missing_steps, next_s
 from taskqa.procedural.cli import app
 from taskqa.procedural.recipes import load_recipe_graphs
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-CC4D = DATA / "captaincook4d"
-PROMQA = DATA / "promqa"
-realdata = pytest.mark.skipif(
-    not (CC4D / "annotation_json").is_dir() or not PROMQA.is_dir(),
-    reason="needs ../shared/data (the CaptainCook4D and ProMQA files)",
-)
+# ../shared/data, else the cache `taskqa data download` fills (tests/data_support.py)
+REAL = real_data("captaincook4d/annotation_json", "captaincook4d/task_graphs", "captaincook4d/metadata",
+                 "captaincook4d/recordings_with_4k_video.json", "promqa/graphs.json",
+                 "promqa/cleaned_error_annotations.json")  # fmt: skip
+CC4D = REAL.root / "captaincook4d"
+PROMQA = REAL.root / "promqa"
+realdata = REAL.mark
 
 
 def test_simulated_recordings_give_consistent_candidates(small_corpus: list[Recording]) -> None:

@@ -348,6 +348,7 @@ def test_serve_without_the_studio_extra_says_how_to_install_it(
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a)
     )
+    (tmp_path / "s.sqlite").touch()  # the study must exist: a missing one is said first
     result = CliRunner().invoke(app, ["studio", "serve", str(tmp_path / "s.sqlite")])
     assert result.exit_code == 1
     assert result.output.strip() == (

@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from data_support import real_data
 from taskqa.problems import InvalidInputError
 from taskqa.verify.cli import app
 from taskqa.verify.graph import Query, QueryGraph, SubTask, graph_edit_distance, parse_dsl
 from taskqa.verify.parse_eval import read_gold_graphs, score_parser, without_presliced
 from taskqa.verify.parser import DescriptionError, parse_description
 
-EGOTV = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "egotv" / "descriptions_sample.tsv"
-)
-realdata = pytest.mark.skipif(not EGOTV.is_file(), reason="needs ../shared/data/egotv")
+REAL = real_data("egotv/descriptions_sample.tsv")  # a sample only ../shared/data has
+EGOTV = REAL.root / "egotv" / "descriptions_sample.tsv"
+realdata = REAL.mark
 
 
 @pytest.mark.realdata

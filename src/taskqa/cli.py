@@ -516,6 +516,24 @@ export_app = GuardedTyper(
 app.add_typer(export_app, name="export")
 
 
+AllowMissingVideosOption = Annotated[
+    bool,
+    typer.Option(
+        help="Export a benchmark whose clips have no video file (an unrendered corpus); the "
+        "questions of those clips get an empty video field. Default: refused."
+    ),
+]
+
+
+def _warn_missing_videos(missing: int, clips: int) -> None:
+    if missing:
+        errors.print(
+            f"warning: {missing:,} of {clips:,} clips have no video (their questions have an "
+            "empty video field); run `taskqa render` on the corpus and build again to export them",
+            highlight=False,
+        )
+
+
 @export_app.command("hf")
 def export_hf_command(
     bench: Annotated[
@@ -524,13 +542,15 @@ def export_hf_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
     name: Annotated[str | None, typer.Option(help="Dataset name (default: the folder's).")] = None,
     overwrite: OverwriteOption = False,
+    allow_missing_videos: AllowMissingVideosOption = False,
 ) -> None:
     """Parquet splits, a dataset card with `configs`, and Croissant JSON-LD with RAI fields."""
     from taskqa.benchmark.export_hf import export_hf
 
     replaced = claim_output(out, HF_EXPORT, overwrite)
-    files = export_hf(bench, out, name)
+    files = export_hf(bench, out, name, allow_missing_videos=allow_missing_videos)
     _say_replaced(replaced)
+    _warn_missing_videos(files.missing_videos, files.clips)
     console.print(
         f"wrote {len(files)} files to {out}; load with datasets.load_dataset", highlight=False
     )
@@ -543,13 +563,15 @@ def export_lmms_command(
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Task folder to write.")],
     overwrite: OverwriteOption = False,
+    allow_missing_videos: AllowMissingVideosOption = False,
 ) -> None:
     """An lmms-eval task folder (YAML + utils.py + Parquet) for the open-answer format."""
     from taskqa.benchmark.export_lmms import export_lmms_eval
 
     replaced = claim_output(out, LMMS_EXPORT, overwrite)
-    files = export_lmms_eval(bench, out)
+    files = export_lmms_eval(bench, out, allow_missing_videos=allow_missing_videos)
     _say_replaced(replaced)
+    _warn_missing_videos(files.missing_videos, files.clips)
     console.print(
         f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
     )

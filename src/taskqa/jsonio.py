@@ -9,9 +9,9 @@ site: a compact text (``dumps_compact``) or a released dataset's layout (``inden
 Reading: every way a file can be unreadable becomes one :class:`~taskqa.problems.Problem` that
 names the file as the user gave it and the record (``questions.jsonl[12]: invalid JSON: ...``).
 
-``tests/test_jsonio.py`` keeps ``json.dumps``/``json.loads`` out of the rest of the package, but
-for JSON that is not a file (HTTP bodies, cache keys, messages to workers, values quoted in
-messages), which its allowlist names.
+``tests/test_jsonio.py`` keeps ``json.dumps``/``json.loads`` out of the rest of the package,
+except for JSON that is not a file (HTTP bodies, cache keys, messages to workers, values quoted
+in messages, SQLite and Parquet column values), which its allowlist names with the reason.
 """
 
 from __future__ import annotations
@@ -63,12 +63,14 @@ def dumps_compact(data: object) -> str:
 
 
 def record_text(record: object, sort_keys: bool = False) -> str:
-    """One JSON Lines record without its newline: compact, non-ASCII kept."""
+    """One JSON Lines record without its newline: on one line, non-ASCII kept. U+2028 and other
+    characters ``str.splitlines`` breaks at stay raw, so readers split at ``\\n`` only, as
+    ``jsonl_lines`` does."""
     return json.dumps(record, ensure_ascii=False, sort_keys=sort_keys)
 
 
 def record_line(record: object, sort_keys: bool = False) -> str:
-    """One JSON Lines record: compact, non-ASCII kept, with its newline."""
+    """One JSON Lines record (``record_text``) with its newline."""
     return record_text(record, sort_keys) + "\n"
 
 
@@ -279,7 +281,7 @@ def _refuse_lone_surrogates(value: Any, file: str | Path, location: Location) ->
 
 
 def jsonl_lines(path: Path, name: str | None = None) -> Iterator[tuple[int, int, bytes]]:
-    """``(index, line number, raw line)`` for every non-blank line of a JSON Lines file, streamed:
+    """``(index, line number, line)`` for every non-blank line of a JSON Lines file, streamed:
     the record index counts non-blank lines from 0, the line number every line from 1.
 
     For readers that parse lines themselves (pydantic's ``model_validate_json`` is about twice as
@@ -299,7 +301,8 @@ def jsonl_lines(path: Path, name: str | None = None) -> Iterator[tuple[int, int,
         for number, raw in enumerate(stream, start=1):
             if not raw.strip():
                 continue
-            yield index, number, raw
+            # without its line ending: a record cut inside a string reads "Unterminated string"
+            yield index, number, raw.rstrip(b"\r\n")
             index += 1
 
 

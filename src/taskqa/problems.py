@@ -6,7 +6,6 @@ name, then list indices in brackets, identifier keys after dots and other keys q
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -98,15 +97,3 @@ def shorten(text: str, limit: int = MAX_VALUE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
-
-
-# The JSON readers moved to taskqa.jsonio. Until every module imports them from there, these
-# names still resolve here, lazily and by name: jsonio imports this module, so a static import
-# back would be a cycle. TODO: delete once no module imports them from taskqa.problems.
-_MOVED_TO_JSONIO = frozenset({"SURROGATE_ESCAPE", "json_reason", "load_json", "parse_json"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED_TO_JSONIO:
-        return getattr(importlib.import_module("taskqa.jsonio"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,7 +41,16 @@ class Table:
 class Figure:
     name: str  # file name stem, e.g. "accuracy_by_type"
     png: bytes
-    caption: str = ""
+    caption: str = ""  # what the reader sees; without one, the name in words (``title``)
+
+    @property
+    def title(self) -> str:
+        """The caption, or the file name made readable ("accuracy_by_type": "Accuracy by
+        type"): a report never shows a reader an identifier."""
+        if self.caption:
+            return self.caption
+        words = self.name.replace("_", " ").replace("-", " ").strip()
+        return words[:1].upper() + words[1:]
 
 
 Block = Paragraph | Heading | Table | Figure
@@ -75,9 +84,8 @@ def to_markdown(report: Report, figure_dir: str = "figures") -> str:
         elif isinstance(block, Table):
             lines += _markdown_table(block)
         else:
-            lines += [f"![{block.caption or block.name}]({figure_dir}/{block.name}.png)", ""]
-            if block.caption:
-                lines += [f"*{block.caption}*", ""]
+            lines += [f"![{block.title}]({figure_dir}/{block.name}.png)", ""]
+            lines += [f"*{block.title}*", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -122,7 +130,7 @@ def to_html(report: Report) -> str:
             parts.append(_html_table(block))
         else:
             data = base64.b64encode(block.png).decode("ascii")
-            caption = html.escape(block.caption or block.name)
+            caption = html.escape(block.title)
             parts.append(
                 f'<figure><img alt="{caption}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{caption}</figcaption></figure>"

@@ -6,7 +6,7 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from rich.progress import (
 )
 from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
+from typer.models import CommandFunctionType
 
 from taskqa.problems import InvalidInputError, Problem, shorten
 
@@ -50,6 +51,8 @@ def progress(transient: bool = False, unit: str = "items") -> Progress:
         TimeElapsedColumn(),
         console=errors,
         transient=transient,
+        # a bar that vanishes when done leaves nothing but a blank line in a log or a pipe
+        disable=transient and not errors.is_terminal,
     )
 
 
@@ -92,15 +95,6 @@ def print_problems(problems: Sequence[Problem], limit: int = PROBLEM_LIMIT) -> N
         errors.print(f"[red]✗[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
     if len(problems) > limit:
         errors.print(f"... and {len(problems) - limit} more", highlight=False)
-
-
-def fail(problems: Sequence[Problem]) -> typer.Exit:
-    """Print the problems and give the exit a command raises (status 1).
-
-    For a command that has already printed what it found; otherwise raise InvalidInputError
-    and let the guard below print it."""
-    print_problems(problems)
-    return typer.Exit(code=1)
 
 
 @contextmanager
@@ -153,9 +147,9 @@ class GuardedTyper(typer.Typer):
         kwargs.setdefault("pretty_exceptions_enable", False)
         super().__init__(cls=cls or GuardedGroup, **kwargs)
 
-    def command(  # type: ignore[override]
+    def command(
         self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
-    ) -> Any:
+    ) -> Callable[[CommandFunctionType], CommandFunctionType]:
         return super().command(name, cls=cls or GuardedCommand, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

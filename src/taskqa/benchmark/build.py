@@ -268,7 +268,7 @@ def _candidates_generation(candidates: Path) -> tuple[dict[str, Any], Generation
     summary = load_json(summary_file)
     shown = _shown(candidates, summary_path)
     if not isinstance(summary, dict) or not isinstance(summary.get("config"), dict):
-        raise InvalidInputError([Problem(shown, "config", "expected the generation settings")])
+        raise InvalidInputError([Problem.at(shown, ["config"], "expected the generation settings")])
     try:
         generation = GenerationConfig.model_validate(summary["config"])
     except ValidationError as error:

@@ -29,8 +29,8 @@ from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.clip_videos import cut_clip_videos, videos_by_clip
 from taskqa.benchmark.folder import FAMILIES, MANIFEST, VideoClip, VideoIndex, read_videos
-from taskqa.jsonio import read_jsonl_objects, write_json
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import load_json, read_jsonl_objects, write_json
+from taskqa.problems import InvalidInputError, Problem
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
 SCHEMA = pa.schema(

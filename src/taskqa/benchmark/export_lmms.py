@@ -51,7 +51,7 @@ TASK_YAML = """\
 # A question's clip is videos/<clip>.mp4 beside this file (its `video` field, relative to this
 # folder). An export made with --allow-missing-videos has questions whose clip has no video
 # (empty `video`): cut each such clip's shown part (videos.csv: video, start_s, end_s) to
-# $TASKQA_VIDEO_ROOT/<clip id with '|' replaced by '_'>.mp4 before running.
+# $TASKQA_VIDEO_ROOT/<clip id with '|' and '/' replaced by '_'>.mp4 before running.
 # Answers are scored with taskqa's answer normaliser (taskqa_normalize.py, normalization
 # version {normalization_version}), as `taskqa evaluate` scores them; accuracies are fractions.
 task: taskqa_{family}

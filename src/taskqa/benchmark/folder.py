@@ -16,13 +16,8 @@ from pydantic import ValidationError
 
 from taskqa.atomic import sha256_file
 from taskqa.benchmark.splits import SPLITS
-from taskqa.problems import (
-    InvalidInputError,
-    Problem,
-    load_json,
-    parse_json,
-    problems_from_validation_error,
-)
+from taskqa.jsonio import load_json, read_jsonl_objects
+from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.questions.generate import GenerationConfig
 from taskqa.questions.records import Question
@@ -146,18 +141,13 @@ def read_split(path: Path) -> list[SplitQuestion]:
     """Every question of a split file; a bad line raises with the file and its record path."""
     if not path.is_file():
         raise InvalidInputError([Problem(str(path), "", f"split file not found: {path}")])
-    questions = []
-    with path.open(encoding="utf-8") as stream:
-        for index, line in enumerate(stream):
-            if line.strip():
-                questions.append(_split_question(path.name, index, line))
-    return questions
+    return [
+        _split_question(path.name, index, record)
+        for index, record in read_jsonl_objects(path, path.name)
+    ]
 
 
-def _split_question(file: str, index: int, line: str) -> SplitQuestion:
-    record = parse_json(line, file, [index], line=index + 1)
-    if not isinstance(record, dict):
-        raise InvalidInputError([Problem.at(file, [index], "expected a JSON object")])
+def _split_question(file: str, index: int, record: dict[str, Any]) -> SplitQuestion:
     split = record.pop("split", "")
     record.pop("reasoning_type", None)  # recomputed from the tags; see docs/evaluation.md
     try:

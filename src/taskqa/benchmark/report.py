@@ -80,8 +80,7 @@ def build_report(
         _category_table(categories_before, categories_after),
         Heading("Answer distributions per reasoning type"),
         _distribution_table(before, after, alpha),
-        Figure("answers_before", to_png(_distribution_figure(before, "before balancing"))),
-        Figure("answers_after", to_png(_distribution_figure(after, "after balancing"))),
+        *_distribution_figures(before, after),
     )
     if balancing.get("dropped"):
         report.add(
@@ -182,15 +181,46 @@ def _top_answers(counts: Mapping[str, int], total: int, shown: int = 3) -> str:
     return ", ".join(f"{answer} {100 * n / total:.0f}%" for answer, n in ranked) if total else ""
 
 
-def _distribution_figure(distribution: Distribution, title: str) -> MplFigure:
-    kinds = _largest(distribution)
+def distribution_figures(before: Distribution, after: Distribution) -> tuple[MplFigure, MplFigure]:
+    """The before and after figures, with the same rows in the same order: the largest reasoning
+    types before balancing, as the table lists them (a type balancing dropped keeps its row)."""
+    kinds = _largest(before)
+    return (
+        _distribution_figure(before, kinds, "before balancing"),
+        _distribution_figure(after, kinds, "after balancing"),
+    )
+
+
+def _distribution_figures(before: Distribution, after: Distribution) -> list[Figure]:
+    first, second = distribution_figures(before, after)
+    types = min(len(before), TOP_TYPES)
+    return [
+        Figure(
+            "answers_before",
+            to_png(first),
+            f"Answers per reasoning type before balancing, for the {types} largest types: each "
+            "bar splits a type's questions by answer, the most frequent first",
+        ),
+        Figure(
+            "answers_after",
+            to_png(second),
+            f"Answers per reasoning type after balancing, for the same {types} types in the same "
+            "order (a type balancing dropped says so)",
+        ),
+    ]
+
+
+def _distribution_figure(distribution: Distribution, kinds: Sequence[str], title: str) -> MplFigure:
     figure = MplFigure(figsize=(10, 0.35 * max(len(kinds), 4) + 1.2), layout="constrained")
     axes = figure.subplots()
     palette = matplotlib.colormaps["tab20"]
     colors = [palette(index) for index in range(20)]
     for row, kind in enumerate(kinds):
-        ranked = sorted(distribution[kind].items(), key=lambda item: (-item[1], item[0]))
+        ranked = sorted(distribution.get(kind, {}).items(), key=lambda item: (-item[1], item[0]))
         total = sum(count for _, count in ranked)
+        if not total:  # a type balancing dropped: its row stays, saying so
+            axes.text(0.01, row, "no questions kept", ha="left", va="center", fontsize=7)
+            continue
         left = 0.0
         for rank, (answer, count) in enumerate(ranked[:TOP_ANSWERS]):
             share = count / total
@@ -209,7 +239,7 @@ def _distribution_figure(distribution: Distribution, title: str) -> MplFigure:
             left += share
         axes.barh(row, 1 - left, left=left, color="#dddddd")
     axes.set_yticks(range(len(kinds)), [type_label(k) for k in kinds], fontsize=7)
-    axes.invert_yaxis()
+    axes.set_ylim(len(kinds) - 0.5, -0.5)  # first row on top, also when the last rows are empty
     axes.set_xlim(0, 1)
     axes.set_xlabel(
         f"share of questions; a colour is an answer's rank in its row (first: dark blue),\n"

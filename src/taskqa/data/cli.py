@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import Annotated
 
@@ -14,9 +15,9 @@ from taskqa.data.cache import State, cache_dir, cached_path, quick_state, verifi
 from taskqa.data.fetch import Fetcher, Outcome
 from taskqa.data.registry import DerivedFile, Entry, PinnedFile, Registry, Source
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console
+from taskqa.terminal import GuardedTyper, console
 
-app = typer.Typer(
+app = GuardedTyper(
     name="data",
     help=(
         "The public annotation files taskqa reads (CaptainCook4D, ProMQA, EgoTV, CLEVRER-Humans): "
@@ -24,7 +25,6 @@ app = typer.Typer(
         "from them; other commands read a cached file as data:NAME."
     ),
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
 )
 
 _ACTIONS = ("downloaded", "made", "cached")
@@ -45,7 +45,7 @@ def _selected(registry: Registry, name: str) -> list[Entry]:
     entries = registry.select(name)
     if not entries:
         message = "no such data file or group; `taskqa data list` shows the names"
-        raise terminal.fail([Problem(name, "", message)])
+        raise InvalidInputError([Problem(name, "", message)])
     return entries
 
 
@@ -65,11 +65,13 @@ def list_entries(directory: Dir = None) -> None:
     """Every registry entry: whether it is cached, its size and where it comes from."""
     registry = registry_module.load_registry()
     root = cache_dir(directory)
-    console.print(f"cache: {root}", highlight=False, soft_wrap=True)
+    console.print(f"cache: {root}", highlight=False, soft_wrap=True, markup=False)
     for entry in registry.entries():
         state = quick_state(root, entry)
         line = f"{state.value:<8} {entry.name:<60} {_size(entry.size):>10}  "
-        console.print(line + _origin(registry, entry), highlight=False, soft_wrap=True)
+        console.print(
+            line + _origin(registry, entry), highlight=False, soft_wrap=True, markup=False
+        )
 
 
 @app.command()
@@ -102,7 +104,7 @@ def info(
             ("cache", f"{cached_path(root, entry)} ({_described(verified_state(root, entry))})"),
         ]
         for key, value in lines:
-            console.print(f"{key + ':':<8} {value}", highlight=False, soft_wrap=True)
+            console.print(f"{key + ':':<8} {value}", highlight=False, soft_wrap=True, markup=False)
         console.print()
 
 
@@ -129,13 +131,10 @@ def path(
     from taskqa.data.resolve import cached_input
 
     if name is None:
-        console.print(str(cache_dir(directory)), highlight=False, soft_wrap=True)
+        console.print(str(cache_dir(directory)), highlight=False, soft_wrap=True, markup=False)
         return
-    try:
-        found = cached_input(name, directory)
-    except InvalidInputError as error:
-        raise terminal.fail(error.problems) from None
-    console.print(str(found), highlight=False, soft_wrap=True)
+    found = cached_input(name, directory)
+    console.print(str(found), highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command()
@@ -150,7 +149,7 @@ def download(
     if every:
         names = [entry.name for entry in registry.entries()]
     if not names:
-        raise terminal.fail([Problem("taskqa data download", "", "give NAME... or --all")])
+        raise InvalidInputError([Problem("taskqa data download", "", "give NAME... or --all")])
     entries = [entry for name in names for entry in _selected(registry, name)]
     _run(registry, entries, directory, offline, remake=False)
 
@@ -169,7 +168,7 @@ def derive(names: Names = None, directory: Dir = None, offline: Offline = False)
         entries += [entry for entry in selected if isinstance(entry, DerivedFile)]
     if not entries or pinned:
         what = f"{', '.join(pinned)} are downloaded, not derived" if pinned else "give NAME..."
-        raise terminal.fail(
+        raise InvalidInputError(
             [Problem("taskqa data derive", "", f"{what}; derived: {derived_names}")]
         )
     _run(registry, entries, directory, offline, remake=True)
@@ -179,8 +178,7 @@ def _run(
     registry: Registry, entries: list[Entry], directory: Path | None, offline: bool, remake: bool
 ) -> None:
     root = cache_dir(directory)
-    problems: list[Problem] = []
-    with terminal.progress(transient=True) as progress:
+    with terminal.progress(transient=True, unit="bytes") as progress:
         tasks: dict[str, TaskID] = {}
 
         def advance(entry: Entry, done: int, total: int | None) -> None:
@@ -191,13 +189,20 @@ def _run(
         fetcher = Fetcher(registry, root, offline, root_given=directory is not None)
         fetcher.on_progress = advance
         for entry in entries:
-            try:
+            # every failure is kept in fetcher.failures and reported below, once
+            with suppress(InvalidInputError):
                 fetcher.obtain(entry, remake=remake)
-            except InvalidInputError as error:
-                problems.extend(error.problems)
-    _report(registry, _strongest(fetcher.outcomes), root)
-    if problems:
-        raise terminal.fail(problems)
+    outcomes = _strongest(fetcher.outcomes)
+    _report(registry, outcomes, root)
+    if not fetcher.failures:
+        _summary(outcomes, root)
+        return
+    # one line per failed file, in the order they failed (a derived file's inputs first)
+    terminal.print_problems([p for error in fetcher.failures.values() for p in error.problems])
+    console.print(
+        _failure_summary(fetcher, outcomes), highlight=False, soft_wrap=True, markup=False
+    )
+    raise typer.Exit(code=1)
 
 
 def _strongest(outcomes: list[Outcome]) -> list[Outcome]:
@@ -220,6 +225,7 @@ def _report(registry: Registry, outcomes: list[Outcome], root: Path) -> None:
                 "again",
                 highlight=False,
                 soft_wrap=True,
+                markup=False,
             )
         if outcome.action == "downloaded" and isinstance(entry, PinnedFile):
             check = "sha256 verified" if entry.sha256 else f"no pinned sha256; got {outcome.sha256}"
@@ -227,20 +233,54 @@ def _report(registry: Registry, outcomes: list[Outcome], root: Path) -> None:
                 f"downloaded {entry.name} ({_size(outcome.path.stat().st_size)} bytes, {check})",
                 highlight=False,
                 soft_wrap=True,
+                markup=False,
             )
             source = registry.sources[entry.source]
             if source.repository not in licensed:  # first download from this source in this run
                 licensed.add(source.repository)
-                console.print(f"licence: {_licence(source)}", highlight=False, soft_wrap=True)
+                console.print(
+                    f"licence: {_licence(source)}", highlight=False, soft_wrap=True, markup=False
+                )
         elif outcome.action == "made":
             console.print(
                 f"made {entry.name} ({_size(entry.size)} bytes, equal to the reference sha256)",
                 highlight=False,
                 soft_wrap=True,
+                markup=False,
             )
+
+
+def _counts(outcomes: list[Outcome]) -> dict[str, int]:
+    return {action: sum(o.action == action for o in outcomes) for action in _ACTIONS}
+
+
+def _summary(outcomes: list[Outcome], root: Path) -> None:
     if not outcomes:
         return
-    counts = {action: sum(o.action == action for o in outcomes) for action in _ACTIONS}
-    summary = ", ".join(f"{count} {action}" for action, count in counts.items())
+    summary = ", ".join(f"{count} {action}" for action, count in _counts(outcomes).items())
     files = "file" if len(outcomes) == 1 else "files"
-    console.print(f"{len(outcomes)} {files} in {root}: {summary}", highlight=False, soft_wrap=True)
+    console.print(
+        f"{len(outcomes)} {files} in {root}: {summary}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+def _failure_summary(fetcher: Fetcher, outcomes: list[Outcome]) -> str:
+    """``3 of 50 files downloaded, 47 failed; rerun when online or see docs/data.md``."""
+    failed = len(fetcher.failures)
+    total = len({o.entry.name for o in outcomes} | set(fetcher.failures))
+    counts = _counts(outcomes)
+    if counts["made"] or counts["cached"]:
+        done = ", ".join(f"{n} {action}" for action, n in counts.items() if n)
+        got = f"{len(outcomes)} of {total} files ready ({done})"
+    else:
+        got = f"{len(outcomes)} of {total} files downloaded"
+    if fetcher.offline:
+        advice = "run without --offline where the network is reachable, or see docs/data.md"
+    elif fetcher.unreachable:
+        advice = "rerun when online or see docs/data.md"
+    else:
+        advice = "see docs/data.md"
+    return f"{got}, {failed} failed; {advice}"

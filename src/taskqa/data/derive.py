@@ -8,14 +8,14 @@ registry's, the digest of the copy every benchmark number was computed from.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from taskqa.atomic import write_text
 from taskqa.data.registry import DerivedFile
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import dumps, load_json
+from taskqa.problems import InvalidInputError, Problem
 
 _RECORDING_ID = re.compile(r"^([0-9]+)_([0-9]+)$")
 GOPRO_4K = "gopro_4k"
@@ -26,7 +26,8 @@ def recordings_with_4k_video(inputs: Sequence[Path]) -> str:
 
     A recording has one when its ``gopro_4k`` link is a non-empty string (the downloader's own
     test is ``is not None``; a missing key counts as no link). Ids are sorted by activity, then
-    number, and written one per line, as ``json.dumps(ids, indent=0)`` writes them.
+    number, and written one per line, as ``json.dumps(ids, indent=0)`` writes them (no final
+    newline: the reference file has none).
     """
     (links_path,) = inputs
     links = load_json(links_path)
@@ -52,7 +53,10 @@ def recordings_with_4k_video(inputs: Sequence[Path]) -> str:
             chosen.append((int(match[1]), int(match[2]), recording_id))
     if problems:
         raise InvalidInputError(problems)
-    return json.dumps([recording_id for *_, recording_id in sorted(chosen)], indent=0)
+    ids = [recording_id for *_, recording_id in sorted(chosen)]
+    # ids are ASCII (checked above), so keeping non-ASCII changes nothing; the reference ends
+    # without a newline
+    return dumps(ids, indent=0).removesuffix("\n")
 
 
 def promqa_cleaned_annotations(inputs: Sequence[Path]) -> str:

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from taskqa.atomic import sha256_file
 from taskqa.data.cache import URL_VARIABLE, State, cached_path, verified_state
@@ -49,13 +50,25 @@ class Fetcher:
     root_given: bool = False  # the user chose ``root`` (--dir), so advice must repeat it
     on_progress: Advance | None = None
     outcomes: list[Outcome] = field(default_factory=list)
+    # every entry that failed in this run, with its one problem: asked for again (as the input
+    # of a derived file), it fails the same way without a second try
+    failures: dict[str, InvalidInputError] = field(default_factory=dict)
+    # hosts that could not be reached (no HTTP answer at all), with the reason: later files from
+    # them are not tried, so a machine without a network is told at once, not after 50 timeouts
+    unreachable: dict[str, str] = field(default_factory=dict)
 
     def obtain(self, entry: Entry, *, remake: bool = False) -> Outcome:
         """Make ``entry`` present in the cache (its inputs first, for a derived file)."""
-        if isinstance(entry, DerivedFile):
-            outcome = self._derive(entry, remake)
-        else:
-            outcome = self._fetch(entry)
+        if entry.name in self.failures:
+            raise self.failures[entry.name]
+        try:
+            if isinstance(entry, DerivedFile):
+                outcome = self._derive(entry, remake)
+            else:
+                outcome = self._fetch(entry)
+        except InvalidInputError as error:
+            self.failures[entry.name] = error
+            raise
         self.outcomes.append(outcome)
         return outcome
 
@@ -96,12 +109,21 @@ class Fetcher:
         # taskqa reports what happened; pooch's own logger (not in logging's tree) stays quiet
         pooch.get_logger().setLevel(logging.WARNING)
         url = self.url(entry)
+        host = urlsplit(url).netloc
+        if host in self.unreachable:
+            reason = self.unreachable[host]
+            message = f"download failed (not tried: {host} was not reachable, {reason})"
+            raise _problem(entry, message)
         counter = _ByteCounter(entry, self.on_progress)
         known = None if entry.sha256 is None else f"sha256:{entry.sha256}"
         downloader = pooch.HTTPDownloader(progressbar=counter, timeout=TIMEOUT_SECONDS)
         try:
             pooch.retrieve(url, known, fname=path.name, path=path.parent, downloader=downloader)
         except OSError as error:  # requests' errors are OSErrors (some also ValueErrors)
+            if _status(error) is None and not counter.received:
+                self.unreachable[host] = _connection_failure(error)
+                message = f"download failed ({self.unreachable[host]}: {url})"
+                raise _problem(entry, message) from None
             raise _problem(entry, _network_message(url, error, counter)) from None
         except ValueError:  # pooch's checksum failure; it has deleted the temporary file
             raise _problem(
@@ -118,10 +140,21 @@ class Fetcher:
         if not remake and verified_state(self.root, entry) is State.CACHED:
             return Outcome(entry, path, "cached")
         inputs = []
+        failed: list[str] = []
         for name in entry.inputs:
             for inner in self.registry.select(name):
-                self.obtain(inner)
+                try:
+                    self.obtain(inner)
+                except InvalidInputError:  # reported as the input's own problem
+                    failed.append(inner.name)
             inputs.append(self.root / name)
+        if failed:
+            what = (
+                f"input {failed[0]} is"
+                if len(failed) == 1
+                else (f"inputs {failed[0]} and {len(failed) - 1} more are")
+            )
+            raise _problem(entry, f"not made: its {what} missing")
         make(entry, inputs, path)
         return Outcome(entry, path, "made")
 
@@ -148,26 +181,57 @@ class _ByteCounter:
         pass
 
 
+def _status(error: OSError) -> int | None:
+    """The HTTP status of the answer that failed, None when no answer came."""
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
 def _network_message(url: str, error: OSError, counter: _ByteCounter) -> str:
     response = getattr(error, "response", None)
-    status = getattr(response, "status_code", None)
+    status = _status(error)
     if status is not None:
         reason = getattr(response, "reason", "") or ""
         return f"{url} answered HTTP {status} {reason}".rstrip() + "; nothing was downloaded"
-    if counter.received:
-        expected = f" of {counter.total:,}" if counter.total else ""
-        return (
-            f"the connection to {url} broke after about {counter.received:,}{expected} bytes; "
-            "the partial download was deleted and nothing was kept in the cache; run the "
-            "command again"
-        )
-    reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-    if len(reason) > 200:  # requests nests the whole chain of causes in one message
-        reason = reason[:197] + "..."
+    expected = f" of {counter.total:,}" if counter.total else ""
     return (
-        f"could not download {url} ({reason}); check the network, or use --offline with a "
-        "filled cache"
+        f"the connection to {url} broke after about {counter.received:,}{expected} bytes; "
+        "the partial download was deleted and nothing was kept in the cache; run the "
+        "command again"
     )
+
+
+# What a connection failure's message says, in the words a person would use. requests nests
+# the whole chain of causes into one 400-character message; its last cause is what happened.
+_FAILURES = (
+    (("timed out", "timeout"), "timed out"),
+    (("connection refused",), "connection refused"),
+    (
+        (
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "failed to resolve",
+            "getaddrinfo failed",
+            "no address associated",
+        ),
+        "host not found",
+    ),
+    (("network is unreachable", "no route to host"), "network unreachable"),
+    (("certificate", "ssl"), "TLS error"),
+    (("proxy",), "proxy error"),
+    (("connection reset", "connection aborted", "remote end closed"), "connection reset"),
+)
+
+
+def _connection_failure(error: OSError) -> str:
+    """``connection refused``, ``host not found``, ``timed out``, ...: why no answer came."""
+    text = str(error).lower()
+    for needles, said in _FAILURES:
+        if any(needle in text for needle in needles):
+            return said
+    first = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {first[:80]}" if first else type(error).__name__
 
 
 def _problem(entry: Entry, message: str) -> InvalidInputError:

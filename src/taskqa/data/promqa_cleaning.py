@@ -28,7 +28,8 @@ from typing import Any
 
 import yaml
 
-from taskqa.problems import InvalidInputError, Location, Problem, format_location, load_json
+from taskqa.jsonio import dumps_indented, load_json
+from taskqa.problems import InvalidInputError, Location, Problem, format_location
 
 START_STEP = {"description": "Start-Start cooking.", "step_id": -1, "start_time": 0}
 _OPERATIONS = ("set", "delete", "swap", "check")
@@ -51,7 +52,7 @@ def clean_release(errors_path: Path, complete_path: Path, graph_folder: Path) ->
     raw = load_json(errors_path)
     names = activity_names(load_json(complete_path), complete_path.name)
     graphs = load_task_graphs(graph_folder, names)
-    return json.dumps(clean(raw, errors_path.name, names, graphs), indent=4) + "\n"
+    return dumps_indented(clean(raw, errors_path.name, names, graphs)) + "\n"
 
 
 def clean(

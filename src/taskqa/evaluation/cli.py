@@ -41,10 +41,9 @@ def evaluate_command(
         typer.Option(
             "--predictions",
             "-p",
-            help="A predictions file; repeat the option for several. JSON Lines: one object per "
-            'line with the keys "question_id" (a question of the split) and "prediction" (the '
-            'answer text, or null for none), e.g. {"question_id": "q-00012", "prediction": '
-            '"yes"}.',
+            help="A predictions file (repeat the option for several): JSON Lines, one object "
+            'per line with the keys "question_id" and "prediction" (the answer text, or null '
+            "for none), as `taskqa baseline` writes them.",
             callback=input_paths,
         ),
     ],
@@ -61,12 +60,21 @@ def evaluate_command(
     strict: Annotated[
         bool, typer.Option(help="Fail when a file has unknown, duplicate or missing ids.")
     ] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Score a file that was made for another benchmark, leaves questions of the "
+            "split unanswered or answers ids it does not have (refused by default: its score "
+            "would look like a result).",
+        ),
+    ] = False,
 ) -> None:
     """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report.
 
-    A predictions file is JSON Lines, one object per line: {"question_id": ..., "prediction":
-    ...}, as `taskqa baseline` writes them. Lines for unknown questions, repeated ids and
-    questions without a line are counted and reported (--strict: exit 1)."""
+    Predictions are JSON Lines: one {"question_id": ..., "prediction": ...} object per line.
+    A file that does not fit the split is refused unless --allow-partial.
+    """
     from taskqa.atomic import write_text
     from taskqa.benchmark.folder import Benchmark, parse_split_name
     from taskqa.evaluation.evaluate import dump_results, evaluate, results_json
@@ -78,7 +86,13 @@ def evaluate_command(
     bench = Benchmark(benchmark)
     with _stated("evaluate"):
         evaluation = evaluate(
-            bench, split, predictions, name, BootstrapConfig(resamples, seed), most_likely
+            bench,
+            split,
+            predictions,
+            name,
+            BootstrapConfig(resamples, seed),
+            most_likely,
+            allow_partial,
         )
     results = results_json(evaluation)
     write_text(out / "results.json", dump_results(results))

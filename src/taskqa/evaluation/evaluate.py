@@ -30,7 +30,8 @@ from taskqa.evaluation.predictions import (
     read_predictions,
 )
 from taskqa.evaluation.table import QuestionTable, build_table
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import dumps, load_json
+from taskqa.problems import InvalidInputError, Problem
 
 RESULTS_FORMAT = "taskqa-evaluation"
 RESULTS_FORMAT_VERSION = 1
@@ -342,4 +343,4 @@ def _number(value: float) -> float | None:
 
 
 def dump_results(results: dict[str, Any]) -> str:
-    return json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    return dumps(results)

@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 from taskqa.answers import normalize_answer
 from taskqa.evaluation.table import QuestionTable
-from taskqa.problems import SURROGATE_ESCAPE, InvalidInputError, Problem, parse_json
+from taskqa.jsonio import parse_json
+from taskqa.problems import InvalidInputError, Problem
 
 # Per-question outcome codes.
 WRONG, CORRECT, INVALID, MISSING = 0, 1, 2, 3
@@ -99,27 +100,26 @@ def _parse(file: str, data: bytes) -> tuple[list[str], list[str | None], Coverag
         raise InvalidInputError(
             [Problem(file, "", f"not UTF-8 text ({error.reason} at byte {error.start})")]
         ) from None
-    lines = [line for line in text.splitlines() if line.strip()]
+    # JSON Lines break at \n only: str.splitlines would also split at U+2028 and other
+    # separators a JSON string may hold unescaped
+    lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         message = (
             "no predictions; expected one JSON object per line with question_id and prediction"
         )
         raise InvalidInputError([Problem(file, "", message)])
     coverage = Coverage(lines=len(lines))
-    fast = _parse_fast(lines)
+    fast = _parse_fast(file, lines)
     if fast is not None:
         return fast[0], fast[1], coverage
     return _parse_slow(file, text, coverage)
 
 
-def _parse_fast(lines: list[str]) -> tuple[list[str], list[str | None]] | None:
+def _parse_fast(file: str, lines: list[str]) -> tuple[list[str], list[str | None]] | None:
     """One C-level parse of the whole file; None when anything is off (the slow path says what)."""
-    text = "[" + ",".join(lines) + "]"
-    if SURROGATE_ESCAPE.search(text):
-        return None  # perhaps a lone surrogate, which parse_json refuses
     try:
-        records = json.loads(text)
-    except (RecursionError, ValueError):  # ValueError includes JSONDecodeError
+        records = parse_json("[" + ",".join(lines) + "]", file, [])
+    except InvalidInputError:
         return None
     if len(records) != len(lines) or not all(type(r) is dict for r in records):
         return None  # a line held two values, or a value that is not an object
@@ -138,8 +138,8 @@ def _keys_problem(file: str, lines: list[str]) -> Problem | None:
     found: dict[str, int] = {}
     for line in lines:
         try:
-            record = json.loads(line)
-        except (RecursionError, ValueError):
+            record = parse_json(line, file, [])
+        except InvalidInputError:
             return None  # not JSON: each line's own problem says where
         if not isinstance(record, dict) or ("question_id" in record and "prediction" in record):
             return None
@@ -156,14 +156,14 @@ def _keys_problem(file: str, lines: list[str]) -> Problem | None:
 def _parse_slow(
     file: str, text: str, coverage: Coverage
 ) -> tuple[list[str], list[str | None], Coverage]:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.split("\n") if line.strip()]
     wrong_format = _keys_problem(file, lines)
     if wrong_format is not None:
         raise InvalidInputError([wrong_format])
     ids: list[str] = []
     values: list[str | None] = []
     problems: list[Problem] = []
-    for index, line in enumerate(text.splitlines()):
+    for index, line in enumerate(text.split("\n")):
         if not line.strip():
             continue
         parsed = _parse_line(file, index, line, problems)

@@ -8,6 +8,8 @@ from typing import Any
 import matplotlib.style
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
 
 from taskqa.evaluation.evaluate import SCORED_ON_ANSWERED, Evaluation
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
@@ -145,10 +147,11 @@ def _sampled_note(sampled: list[dict[str, Any]], split_questions: int) -> list[P
 
 
 def _caption(evaluation: Evaluation, name: str) -> str:
+    label = f"Accuracy by {dict(GRID).get(name, name.replace('_', ' '))}"  # never the identifier
     for breakdown in evaluation.table.breakdowns:
         if breakdown.name == name:
-            return f"{breakdown.caption} (bars: accuracy; whiskers: 95% clip-bootstrap interval)"
-    return name
+            label = breakdown.caption
+    return f"{label} (bars: accuracy; whiskers: 95% clip-bootstrap interval)"
 
 
 def _grid(models: list[dict[str, Any]], names: list[str]) -> Table:
@@ -219,11 +222,29 @@ def _templates(models: list[dict[str, Any]], names: list[str]) -> Table:
     return Table(["template", "questions", *names], rows, caption="Accuracy (%) per template")
 
 
+LEGEND_FONT = "small"
+# the colour patch, the gap to its text and the gap to the next entry, in font sizes (ems):
+# matplotlib's legend.handlelength 2.0 + handletextpad 0.8 + columnspacing 2.0, rounded up
+LEGEND_ENTRY_EMS = 5.0
+
+
+def _legend_columns(names: list[str], width: float) -> int:
+    """As many legend entries per row as fit ``width`` inches, never fewer than one."""
+    size = FontProperties(size=LEGEND_FONT).get_size_in_points()
+    widest = max((TextPath((0, 0), n, size=size).get_extents().width for n in names), default=0)
+    entry = (widest + LEGEND_ENTRY_EMS * size) / 72
+    return max(1, min(len(names), int((width - 0.2) // entry)))
+
+
 def _bars(models: list[dict[str, Any]], breakdown: str) -> MplFigure:
     groups = list(models[0]["breakdowns"][breakdown])
-    figure = MplFigure(figsize=(max(4.0, 1.1 * len(groups) * max(1, len(models)) ** 0.5), 3.2))
+    names = [str(m["name"]) for m in models]
+    width = max(5.0, 1.1 * len(groups) * max(1, len(models)) ** 0.5)
+    columns = _legend_columns(names, width)
+    rows = -(-len(names) // columns)
+    figure = MplFigure(figsize=(width, 3.2 + 0.22 * rows), layout="constrained")
     axes = figure.add_subplot()
-    width = 0.8 / max(1, len(models))
+    bar_width = 0.8 / max(1, len(models))
     positions = np.arange(len(groups), dtype=float)
     for k, model in enumerate(models):
         cells = [model["breakdowns"][breakdown][g] for g in groups]
@@ -231,20 +252,15 @@ def _bars(models: list[dict[str, Any]], breakdown: str) -> MplFigure:
         low = np.array([100 * (c["ci95"][0] if c["ci95"][0] is not None else 0.0) for c in cells])
         high = np.array([100 * (c["ci95"][1] if c["ci95"][1] is not None else 0.0) for c in cells])
         errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
-        axes.bar(positions + k * width, values, width, yerr=errors, capsize=2, label=model["name"])
-    axes.set_xticks(positions + width * (len(models) - 1) / 2, groups, rotation=20, ha="right")
+        axes.bar(
+            positions + k * bar_width, values, bar_width, yerr=errors, capsize=2, label=names[k]
+        )
+    axes.set_xticks(positions + bar_width * (len(models) - 1) / 2, groups, rotation=20, ha="right")
     axes.set_ylabel("accuracy (%)")
     axes.set_ylim(0, 100)
-    # above the axes, not inside them: bars reach 100% and a legend inside covers them
-    axes.legend(
-        fontsize="small",
-        ncols=min(4, len(models)),
-        loc="lower left",
-        bbox_to_anchor=(0.0, 1.02, 1.0, 0.2),
-        mode="expand",
-        frameon=False,
-    )
-    figure.tight_layout()
+    # below the chart, outside the axes (bars reach 100%: a legend inside covers them), in as
+    # many columns as the names fit: an expanded legend squeezed long names onto each other
+    figure.legend(loc="outside lower center", ncols=columns, fontsize=LEGEND_FONT, frameon=False)
     return figure
 
 

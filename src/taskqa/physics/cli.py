@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from enum import StrEnum
@@ -14,7 +13,7 @@ from rich.table import Table as RichTable
 
 from taskqa import terminal
 from taskqa.atomic import write_text
-from taskqa.data.resolve import data_paths
+from taskqa.data.resolve import input_paths
 from taskqa.execution import ExecutorKind
 from taskqa.execution.options import (
     ExecutorOption,
@@ -24,18 +23,18 @@ from taskqa.execution.options import (
     execution,
     reported,
 )
+from taskqa.outputs import PHYSICS_SCENES, OverwriteOption, claim_output
 from taskqa.physics.scoring import TypeScore
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console, errors
+from taskqa.terminal import GuardedTyper, console, errors
 
-app = typer.Typer(
+app = GuardedTyper(
     name="physics",
     help=(
         "CLEVRER-style collision scenes from the Bullet engine, their events, "
         "CLEVRER-Humans-style causal event graphs, responsibility questions and scoring."
     ),
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
 )
 
 
@@ -47,10 +46,6 @@ class Baseline(StrEnum):
 class VideoFormat(StrEnum):
     MP4 = "mp4"
     GIF = "gif"
-
-
-def _fail(error: InvalidInputError) -> typer.Exit:
-    return terminal.fail(error.problems)
 
 
 @app.command()
@@ -67,16 +62,20 @@ def simulate(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Simulate CLEVRER-like scenes: one CLEVRER annotation JSON per scene, plus scenes.json."""
     from taskqa.physics.simulate_shards import simulate_scenes
 
     run = execution(executor, workers, ray_address, resume)
-    with reported(), terminal.progress(transient=True) as progress:
+    replaced = claim_output(out, PHYSICS_SCENES, overwrite)
+    with reported(), terminal.progress(transient=True, unit="scenes") as progress:
         task = progress.add_task("simulating", total=scenes)
         done = simulate_scenes(
             out, scenes, seed, first_index, render, run, lambda n: progress.advance(task, n)
         )
+    if replaced is not None:
+        console.print(replaced, highlight=False, markup=False)
     collisions = done.collisions
     videos = f", {scenes} videos" if render else ""
     console.print(f"{scenes} scenes, {collisions} collisions{videos} -> {out}")
@@ -86,13 +85,13 @@ def simulate(
 def validate(
     files: Annotated[
         list[Path],
-        typer.Argument(help="CLEVRER annotation or question files.", callback=data_paths),
+        typer.Argument(help="CLEVRER annotation or question files.", callback=input_paths),
     ],
 ) -> None:
     """Check CLEVRER annotation and question files; problems name the record path."""
+    from taskqa.jsonio import load_json
     from taskqa.physics.clevrer_format import parse_annotation
     from taskqa.physics.clevrer_questions import parse_questions
-    from taskqa.problems import load_json
 
     problems: list[Problem] = []
     for path in files:
@@ -106,12 +105,14 @@ def validate(
         except InvalidInputError as error:
             problems.extend(error.problems)
     if problems:
-        raise _fail(InvalidInputError(problems))
+        raise InvalidInputError(problems)
 
 
 @app.command()
 def events(
-    annotations: Annotated[Path, typer.Argument(help="A folder of CLEVRER annotation files.")],
+    annotations: Annotated[
+        Path, typer.Argument(help="A folder of CLEVRER annotation files.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for events and the report.")],
     seed: Annotated[int, typer.Option(help="Seed for the wording of descriptions.")] = 0,
     tolerance: Annotated[
@@ -119,6 +120,7 @@ def events(
     ] = 3,
 ) -> None:
     """Ground-truth and detected events with descriptions; detector precision and recall."""
+    from taskqa.jsonio import write_json
     from taskqa.physics.clevrer_format import read_annotation_folder
     from taskqa.physics.describe import physical_events
     from taskqa.physics.events import (
@@ -131,10 +133,7 @@ def events(
     from taskqa.physics.report import detector_report
     from taskqa.reports import write_report
 
-    try:
-        loaded = read_annotation_folder(annotations)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    loaded = read_annotation_folder(annotations)
     config = DetectorConfig()
     total = MatchCounts(0, 0, 0)
     records = []
@@ -155,7 +154,7 @@ def events(
                 ],
             }
         )
-    write_text(out / "events.json", json.dumps(records, indent=1) + "\n")
+    write_json(out / "events.json", records, indent=1)
     write_report(detector_report(total, len(loaded), tolerance, config), out, "detector")
     console.print(
         f"collisions: precision {total.precision:.3f}, recall {total.recall:.3f} "
@@ -166,7 +165,8 @@ def events(
 @app.command()
 def ceg(
     annotations: Annotated[
-        Path, typer.Argument(help="A folder written by `taskqa physics simulate`.")
+        Path,
+        typer.Argument(help="A folder written by `taskqa physics simulate`.", callback=input_paths),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for graphs, questions, report.")],
     seed: Annotated[int, typer.Option(help="Seed for wording, ratings and question sampling.")] = 0,
@@ -179,7 +179,10 @@ def ceg(
     choices: Annotated[int, typer.Option(min=1, help="Choices per question (n_choice).")] = 1,
     judgments: Annotated[
         Path | None,
-        typer.Option(help="Real graded judgments (JSON) to use instead of simulated raters."),
+        typer.Option(
+            help="Real graded judgments (JSON) to use instead of simulated raters.",
+            callback=input_paths,
+        ),
     ] = None,
 ) -> None:
     """Causal event graphs, responsibility questions and the heuristic/counterfactual comparison."""
@@ -206,17 +209,14 @@ def ceg(
         threshold=threshold,
         raters=RaterModel(raters=raters, agreement=agreement),
     )
-    try:
-        loaded = {a.scene_index: a for a in read_annotation_folder(annotations)}
-        specs = list(scene_specs(annotations))
-        imported = import_judgments(read_judgments(judgments)) if judgments else None
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    loaded = {a.scene_index: a for a in read_annotation_folder(annotations)}
+    specs = list(scene_specs(annotations))
+    imported = import_judgments(read_judgments(judgments)) if judgments else None
     problems = layout_problems(specs, loaded)
     if problems:
-        raise _fail(InvalidInputError(problems))
+        raise InvalidInputError(problems)
     built = []
-    with terminal.progress(transient=True) as progress:
+    with terminal.progress(transient=True, unit="graphs") as progress:
         task = progress.add_task("graphs", total=len(specs))
         for spec in specs:
             rng = random.Random(f"ceg:{seed}:{spec.scene_index}")
@@ -257,7 +257,7 @@ def real_ceg(
         Path,
         typer.Argument(
             help="A CLEVRER-Humans QA file (e.g. train.json, or data:clevrer_humans/train.json).",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report.")],
@@ -269,10 +269,7 @@ def real_ceg(
     from taskqa.physics.report import real_ceg_report
     from taskqa.reports import write_report
 
-    try:
-        graphs = graphs_from_questions(read_questions(questions))
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    graphs = graphs_from_questions(read_questions(questions))
     stats = graph_statistics(graphs)
     write_report(real_ceg_report(stats, questions.name), out, "real_ceg")
     console.print(
@@ -285,10 +282,11 @@ def real_ceg(
 def score(
     questions: Annotated[
         Path,
-        typer.Option(help="A CLEVRER or CLEVRER-Humans question file.", callback=data_paths),
+        typer.Option(help="A CLEVRER or CLEVRER-Humans question file.", callback=input_paths),
     ],
     predictions: Annotated[
-        Path | None, typer.Option(help="Predictions in CLEVRER's submission layout.")
+        Path | None,
+        typer.Option(help="Predictions in CLEVRER's submission layout.", callback=input_paths),
     ] = None,
     baseline: Annotated[
         Baseline | None,
@@ -322,10 +320,10 @@ def score(
                 f"scenes and scored on {len(evaluated)} validation scenes of {questions.name} "
                 "(scene ids shuffled with seed 2021, 80/20)."
             )
-    except (InvalidInputError, ValueError) as error:
-        if isinstance(error, InvalidInputError):
-            raise _fail(error) from None
-        errors.print(str(error))
+    except InvalidInputError:
+        raise
+    except ValueError as error:  # a baseline that cannot be fitted on these scenes, in words
+        errors.print(str(error), highlight=False, markup=False)
         raise typer.Exit(code=1) from None
     rows = score_questions(evaluated, table)
     _print_scores(rows)
@@ -350,7 +348,9 @@ def _print_scores(rows: Sequence[TypeScore]) -> None:
 
 @app.command()
 def render(
-    annotations: Annotated[Path, typer.Argument(help="A folder of CLEVRER annotation files.")],
+    annotations: Annotated[
+        Path, typer.Argument(help="A folder of CLEVRER annotation files.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the videos.")],
     video_format: Annotated[
         VideoFormat,
@@ -370,11 +370,8 @@ def render(
     from taskqa.physics.render import gif_filename, render_gif
     from taskqa.physics.video import render_mp4
 
-    try:
-        loaded = read_annotation_folder(annotations)
-    except InvalidInputError as error:
-        raise _fail(error) from None
-    with terminal.progress(transient=True) as progress:
+    loaded = read_annotation_folder(annotations)
+    with terminal.progress(transient=True, unit="videos") as progress:
         task = progress.add_task("rendering", total=len(loaded))
         for annotation in loaded:
             if video_format is VideoFormat.GIF:
@@ -382,7 +379,7 @@ def render(
             elif not annotation.motion_trajectory:
                 name = annotation_filename(annotation.scene_index)
                 problem = Problem(name, ".motion_trajectory", "expected frames to draw; none")
-                raise _fail(InvalidInputError([problem]))
+                raise InvalidInputError([problem])
             else:
                 render_mp4(annotation, out / video_filename(annotation.scene_index))
             progress.advance(task)

@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from taskqa.data.resolve import data_paths
+from taskqa.data.resolve import input_paths
 from taskqa.execution import Execution, ExecutorKind
 from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
-from taskqa.problems import InvalidInputError
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.terminal import GuardedTyper, errors
 
 LOCAL = "local"
 
-app = typer.Typer(
+app = GuardedTyper(
     name="procedural",
     help=(
         "Procedural QA after ProMQA: candidates (question prefixes and targets) from "
@@ -29,23 +31,20 @@ app = typer.Typer(
         "generation, verification, and LLM-as-judge scoring."
     ),
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
 )
-
-
-def _fail(error: InvalidInputError) -> typer.Exit:
-    for problem in error.problems[:200]:
-        typer.echo(f"✗ {problem}", err=True)
-    if len(error.problems) > 200:
-        typer.echo(f"... and {len(error.problems) - 200} more", err=True)
-    return typer.Exit(code=1)
 
 
 def dump_records(path: Path, records: Any) -> None:
     """JSON as the release writes it (4-space indent, trailing newline), atomically."""
-    from taskqa.procedural.jsonio import write_records
+    from taskqa.jsonio import write_records
 
     write_records(path, records)
+
+
+def _failed(error: Exception) -> typer.Exit:
+    """A failure that is not bad input (the LLM server, the renderer): its one line, exit 1."""
+    errors.print(f"[red]✗[/red] {escape(str(error))}", highlight=False)
+    return typer.Exit(code=1)
 
 
 @app.command()
@@ -56,7 +55,7 @@ def candidates(
             help="ProMQA's cleaned_error_annotations.json, or a CaptainCook4D folder (raw "
             "annotations, read by taskqa's reader), or a taskqa corpus folder (e.g. simulated); "
             "data:NAME reads a file of `taskqa data`.",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the candidates.")],
@@ -65,14 +64,14 @@ def candidates(
         typer.Option(
             help="ProMQA's graphs.json or a task_graphs/ folder; needed for the cleaned file, "
             "optional for folders (whose recordings carry their graphs).",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ] = None,
     recordings: Annotated[
         Path | None,
         typer.Option(
             help="A JSON list of recording ids to keep (e.g. those with 4K video).",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ] = None,
 ) -> None:
@@ -81,21 +80,18 @@ def candidates(
     from taskqa.procedural.candidates import build_candidates, count_by_type
     from taskqa.procedural.recipes import load_recipe_graphs
 
-    try:
-        if annotations.is_dir():
-            loaded, recipe_graphs = _recordings_from_folder(annotations)
-        elif graphs is None:
-            typer.echo("✗ --graphs is needed with an annotation file", err=True)
-            raise typer.Exit(code=1)
-        else:
-            loaded, recipe_graphs = load_cleaned_annotations(annotations), {}
-        if graphs is not None:
-            recipe_graphs = load_recipe_graphs(graphs)
-        if recordings is not None:
-            loaded = restrict(loaded, load_recording_ids(recordings))
-        built = build_candidates(loaded, recipe_graphs)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    if annotations.is_dir():
+        loaded, recipe_graphs = _recordings_from_folder(annotations)
+    elif graphs is None:
+        message = "an annotation file needs --graphs (graphs.json or a task_graphs/ folder)"
+        raise InvalidInputError([Problem(str(annotations), "", message)])
+    else:
+        loaded, recipe_graphs = load_cleaned_annotations(annotations), {}
+    if graphs is not None:
+        recipe_graphs = load_recipe_graphs(graphs)
+    if recordings is not None:
+        loaded = restrict(loaded, load_recording_ids(recordings))
+    built = build_candidates(loaded, recipe_graphs)
     dump_records(out, built)
     counts = ", ".join(f"{name} {count}" for name, count in count_by_type(built).items())
     typer.echo(f"{len(built)} candidates from {len(loaded)} recordings ({counts}) -> {out}")
@@ -114,7 +110,10 @@ def _recordings_from_folder(folder: Path) -> tuple[Any, Any]:
 @app.command()
 def sample(
     candidates_file: Annotated[
-        Path, typer.Option("--candidates", help="Candidates written by `candidates`.")
+        Path,
+        typer.Option(
+            "--candidates", help="Candidates written by `candidates`.", callback=input_paths
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the samples.")],
     seed: Annotated[int, typer.Option(help="Seed; 42 reproduces the released sample.")] = 42,
@@ -123,14 +122,11 @@ def sample(
     ] = None,
 ) -> None:
     """Seeded stratified sample (400 next, 400 missing, 50 per error type) of candidates."""
-    from taskqa.problems import load_json
+    from taskqa.jsonio import load_json
     from taskqa.procedural.candidates import count_by_type
     from taskqa.procedural.sampling import sample_candidates
 
-    try:
-        loaded = load_json(candidates_file)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    loaded = load_json(candidates_file)
     drawn = sample_candidates(loaded, seed)
     dump_records(out, drawn.samples)
     if remainder is not None:
@@ -140,7 +136,7 @@ def sample(
 
 
 def _load_records(path: Path) -> list[dict[str, Any]]:
-    from taskqa.problems import Problem, load_json
+    from taskqa.jsonio import load_json
 
     data = load_json(path)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
@@ -176,8 +172,7 @@ def _client(
     try:
         server = LocalServer(parallel=concurrency)
     except LocalModelUnavailable as error:
-        typer.echo(f"✗ --base-url local: {error}", err=True)
-        raise typer.Exit(code=1) from None
+        raise InvalidInputError([Problem("--base-url local", "", str(error))]) from None
     with server:
         yield LLMClient(server.base_url, cache=response_cache, max_concurrency=concurrency)
 
@@ -190,9 +185,9 @@ def _run(executor: ExecutorKind, workers: int, ray_address: str | None) -> Execu
 
 
 def _progress(total: int, description: str) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from taskqa.terminal import progress as bars
 
-    progress = Progress(TextColumn(description), BarColumn(), MofNCompleteColumn(), transient=True)
+    progress = bars(transient=True, unit="records")
     progress.add_task(description, total=total)
     return progress
 
@@ -218,7 +213,7 @@ Workers = Annotated[
     ),
 ]
 Graphs = Annotated[
-    Path, typer.Option(help="graphs.json or a task_graphs/ folder.", callback=data_paths)
+    Path, typer.Option(help="graphs.json or a task_graphs/ folder.", callback=input_paths)
 ]
 
 
@@ -230,7 +225,7 @@ def graph(
     records: Annotated[
         Path | None,
         typer.Option(
-            help="Candidate records, to draw one prefix's status graph.", callback=data_paths
+            help="Candidate records, to draw one prefix's status graph.", callback=input_paths
         ),
     ] = None,
     question_id: Annotated[
@@ -247,30 +242,27 @@ def graph(
     from taskqa.procedural.recipes import load_recipe_graphs
     from taskqa.procedural.render import RenderError, render_status_png
 
+    loaded = load_recipe_graphs(graphs)
+    chosen = [g for g in loaded.values() if activity in (str(g.activity_id), g.name)]
+    if not chosen:
+        names = ", ".join(f"{g.activity_id} ({g.name})" for g in loaded.values())
+        message = f"no recipe {activity!r}; expected one of: {names}"
+        raise InvalidInputError([Problem(str(graphs), "", message)])
+    recipe = chosen[0]
+    write_text(out / "recipe.dot", recipe_dot(recipe) + "\n")
+    typer.echo(f"recipe {recipe.name} -> {out / 'recipe.dot'}")
+    if records is None or question_id is None:
+        return
+    found = [r for r in _load_records(records) if r.get("question_id") == question_id]
+    if not found:
+        message = f"no record with question_id {question_id!r}"
+        raise InvalidInputError([Problem(str(records), "", message)])
+    statuses = step_statuses(recipe, found[0])
+    dot_text = status_dot(recipe, statuses) + "\n"
     try:
-        loaded = load_recipe_graphs(graphs)
-        chosen = [g for g in loaded.values() if activity in (str(g.activity_id), g.name)]
-        if not chosen:
-            names = ", ".join(f"{g.activity_id} ({g.name})" for g in loaded.values())
-            typer.echo(f"✗ no recipe {activity!r}; expected one of: {names}", err=True)
-            raise typer.Exit(code=1)
-        recipe = chosen[0]
-        write_text(out / "recipe.dot", recipe_dot(recipe) + "\n")
-        typer.echo(f"recipe {recipe.name} -> {out / 'recipe.dot'}")
-        if records is None or question_id is None:
-            return
-        found = [r for r in _load_records(records) if r.get("question_id") == question_id]
-        if not found:
-            typer.echo(f"✗ {records.name}: no record with question_id {question_id!r}", err=True)
-            raise typer.Exit(code=1)
-        statuses = step_statuses(recipe, found[0])
-        dot_text = status_dot(recipe, statuses) + "\n"
         png, used = render_status_png(recipe, statuses, dot_text, engine)  # type: ignore[arg-type]
-    except InvalidInputError as error:
-        raise _fail(error) from None
     except RenderError as error:
-        typer.echo(f"✗ {error}", err=True)
-        raise typer.Exit(code=1) from None
+        raise _failed(error) from None
     write_text(out / f"{question_id}.dot", dot_text)
     write_bytes(out / f"{question_id}.png", png)
     typer.echo(f"status graph ({used}) -> {out / f'{question_id}.png'}")
@@ -278,7 +270,9 @@ def graph(
 
 @app.command()
 def generate(
-    samples: Annotated[Path, typer.Option(help="Sampled candidates (from `sample`).")],
+    samples: Annotated[
+        Path, typer.Option(help="Sampled candidates (from `sample`).", callback=input_paths)
+    ],
     graphs: Graphs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write generated records.")],
     base_url: BaseUrl,
@@ -297,11 +291,8 @@ def generate(
     from taskqa.llm import LLMError
     from taskqa.procedural.generation import generate as run_generation
 
-    try:
-        records = _load_records(samples)[:limit]
-        by_name = _graphs_by_name(graphs)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    records = _load_records(samples)[:limit]
+    by_name = _graphs_by_name(graphs)
     try:
         with (
             _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
@@ -313,8 +304,7 @@ def generate(
                 on_done=lambda _i, _c: progress.advance(task),
             )  # fmt: skip
     except LLMError as error:
-        typer.echo(f"✗ {error}", err=True)
-        raise typer.Exit(code=1) from None
+        raise _failed(error) from None
     dump_records(out, generated)
     parsed = sum(r["generation"]["qas"][0]["question"] is not None for r in generated)
     typer.echo(f"{len(generated)} generated ({parsed} with a parsable pair) -> {out}")
@@ -323,19 +313,16 @@ def generate(
 @app.command("import-released")
 def import_released(
     released: Annotated[
-        Path, typer.Option(help="A ProMQA release file (examples.json).", callback=data_paths)
+        Path, typer.Option(help="A ProMQA release file (examples.json).", callback=input_paths)
     ],
     generated_out: Annotated[Path, typer.Option(help="Where to write the generated records.")],
     judgments_out: Annotated[Path, typer.Option(help="Where to write the verification file.")],
 ) -> None:
     """Split released records into generated records and a verification file for `verify`."""
-    from taskqa.problems import load_json
+    from taskqa.jsonio import load_json
     from taskqa.procedural.release import import_records, judgments_json
 
-    try:
-        examples = import_records(load_json(released), str(released))
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    examples = import_records(load_json(released), str(released))
     dump_records(generated_out, [example.generated for example in examples])
     dump_records(judgments_out, [judgments_json(example) for example in examples])
     typer.echo(f"{len(examples)} records -> {generated_out}, {judgments_out}")
@@ -343,9 +330,14 @@ def import_released(
 
 @app.command()
 def verify(
-    generated: Annotated[Path, typer.Option(help="Generated records (from `generate`).")],
+    generated: Annotated[
+        Path, typer.Option(help="Generated records (from `generate`).", callback=input_paths)
+    ],
     judgments: Annotated[
-        Path, typer.Option(help="Verification file: two annotators and the adjudicator.")
+        Path,
+        typer.Option(
+            help="Verification file: two annotators and the adjudicator.", callback=input_paths
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Verified records (release format).")],
     seed: Annotated[int, typer.Option(help="Seeds the order of the adjudicator's pool.")] = 0,
@@ -356,12 +348,7 @@ def verify(
     """Adjudicate two annotators' judgments (paper's Table 13) and export released records."""
     from taskqa.procedural.release import verify_all
 
-    try:
-        result = verify_all(
-            _load_records(generated), _load_records(judgments), str(judgments), seed
-        )
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    result = verify_all(_load_records(generated), _load_records(judgments), str(judgments), seed)
     if result.open_items:
         if open_items is not None:
             dump_records(open_items, result.open_items)
@@ -386,7 +373,7 @@ def _share(value: float | None) -> str:
 @app.command()
 def predict(
     records: Annotated[
-        Path, typer.Option(help="Verified records (question + answers).", callback=data_paths)
+        Path, typer.Option(help="Verified records (question + answers).", callback=input_paths)
     ],
     graphs: Graphs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write predictions.")],
@@ -395,7 +382,8 @@ def predict(
     frames: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of <recording_id>/<second>.png frames (1 fps); text only if unset."
+            help="Folder of <recording_id>/<second>.png frames (1 fps); text only if unset.",
+            callback=input_paths,
         ),
     ] = None,
     max_frames: Annotated[int, typer.Option(min=1, help="Most frames per question.")] = 20,
@@ -410,24 +398,23 @@ def predict(
     from taskqa.llm import LLMError
     from taskqa.procedural.answering import predict as run_predict
 
+    loaded = _load_records(records)
+    by_name = _graphs_by_name(graphs)
+    run = _run(executor, workers, ray_address)
     try:
-        loaded = _load_records(records)
-        by_name = _graphs_by_name(graphs)
-        run = _run(executor, workers, ray_address)
         with _client(base_url, cache, concurrency, run) as client:
             predicted = run_predict(loaded, by_name, client, model, frames, max_frames, max_tokens)
-    except InvalidInputError as error:
-        raise _fail(error) from None
     except LLMError as error:
-        typer.echo(f"✗ {error}", err=True)
-        raise typer.Exit(code=1) from None
+        raise _failed(error) from None
     dump_records(out, predicted)
     typer.echo(f"{len(predicted)} predictions -> {out}")
 
 
 @app.command()
 def judge(
-    predictions: Annotated[Path, typer.Option(help="Records with predictions.")],
+    predictions: Annotated[
+        Path, typer.Option(help="Records with predictions.", callback=input_paths)
+    ],
     graphs: Graphs,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write judged records.")],
     base_url: BaseUrl,
@@ -447,12 +434,14 @@ def judge(
     from taskqa.llm import LLMError
     from taskqa.procedural.judge import judge_records
 
-    if scale not in ("ternary", "binary") or context not in ("default", "dot", "step"):
-        typer.echo("✗ --scale must be ternary or binary; --context default, dot or step", err=True)
-        raise typer.Exit(code=1)
+    if scale not in ("ternary", "binary"):
+        raise typer.BadParameter(f"{scale!r}: expected ternary or binary", param_hint="--scale")
+    if context not in ("default", "dot", "step"):
+        message = f"{context!r}: expected default, dot or step"
+        raise typer.BadParameter(message, param_hint="--context")
+    loaded = _load_records(predictions)
+    by_name = _graphs_by_name(graphs)
     try:
-        loaded = _load_records(predictions)
-        by_name = _graphs_by_name(graphs)
         with (
             _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
             _progress(len(loaded), "judging") as progress,
@@ -462,11 +451,8 @@ def judge(
                 loaded, by_name, client, model, scale, context, seed, retries, max_tokens,  # type: ignore[arg-type]
                 on_done=lambda _i: progress.advance(task),
             )  # fmt: skip
-    except InvalidInputError as error:
-        raise _fail(error) from None
     except LLMError as error:
-        typer.echo(f"✗ {error}", err=True)
-        raise typer.Exit(code=1) from None
+        raise _failed(error) from None
     dump_records(out, judged)
     unjudged = sum(r["evaluation"]["judge"] is None for r in judged)
     typer.echo(f"{len(judged)} judged ({unjudged} unjudged) -> {out}")
@@ -480,7 +466,11 @@ def report(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md/.html.")],
     human: Annotated[
         Path | None,
-        typer.Option(help="Human ratings [{question_id, predictor, rating}] for calibration."),
+        typer.Option(
+            help="Human ratings (a JSON list of {question_id, predictor, rating}) for "
+            "calibration.",
+            callback=input_paths,
+        ),
     ] = None,
 ) -> None:
     """Score table (overall, clean/noisy, per type), judge calibration and self-preference."""
@@ -488,15 +478,11 @@ def report(
     from taskqa.reports import write_report
 
     runs: dict[str, list[dict[str, Any]]] = {}
-    try:
-        for item in judged:
-            name, separator, file = item.partition("=")
-            if not separator:
-                typer.echo(f"✗ --judged {item!r}: expected NAME=FILE", err=True)
-                raise typer.Exit(code=1)
-            runs[name] = _load_records(Path(file))
-        ratings = load_human_ratings(human) if human is not None else None
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    for item in judged:
+        name, separator, file = item.partition("=")
+        if not separator:
+            raise typer.BadParameter(f"{item!r}: expected NAME=FILE", param_hint="--judged")
+        runs[name] = _load_records(Path(file))
+    ratings = load_human_ratings(human) if human is not None else None
     written = write_report(build_report(runs, ratings), out)
     typer.echo(f"report -> {written[0]}")

@@ -37,7 +37,7 @@ from taskqa.questions.schemas import SchemaKnowledge
 from taskqa.questions.template import ACTION_PARAMS, Template
 from taskqa.questions.wellposed import FIXED, Rules
 from taskqa.simulation.config import derive_seed
-from taskqa.simulation.corpus import DOMAIN_FILE
+from taskqa.simulation.corpus import load_corpus_domain
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
 
 # one recording's questions as JSONL text, their summary counts and the rejections by reason
@@ -100,9 +100,9 @@ def wording(world: World) -> Wording:
 
 
 def corpus_domain(corpus: Path) -> Domain | None:
-    """The domain a simulated corpus folder carries (``domain.yaml``), if any."""
-    path = corpus / DOMAIN_FILE
-    return load_domain(path) if is_corpus(corpus) and path.is_file() else None
+    """The domain a simulated corpus folder carries (``domain.yaml``), if any; refused when
+    its ``corpus.json`` names a domain file that is not there."""
+    return load_corpus_domain(corpus) if is_corpus(corpus) else None
 
 
 def corpus_world(recordings: Sequence[Recording], domain: Domain | None = None) -> World:

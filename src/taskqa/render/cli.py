@@ -261,7 +261,9 @@ def probe(
     on held-out recordings against the majority class."""
     from taskqa.corpus import read_corpus
     from taskqa.render.probe import run_probe
+    from taskqa.simulation.corpus import corpus_domain_file
 
+    corpus_domain_file(corpus)  # before the progress bar, as `render videos` does
     total = len(read_corpus(corpus)[:limit])
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering crops", total=total)

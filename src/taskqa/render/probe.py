@@ -11,7 +11,6 @@ against always answering the train split's most frequent value.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ from rich.table import Table
 from taskqa.atomic import write_text
 from taskqa.corpus import dump_recording, read_corpus
 from taskqa.execution import Execution, run_shards
+from taskqa.jsonio import dumps
 from taskqa.model import UNKNOWN, Attribute, Recording
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.engine import Camera
@@ -190,7 +190,7 @@ class ProbeReport:
                 for s in self.scores
             ],
         }
-        return json.dumps(payload, indent=2) + "\n"
+        return dumps(payload)
 
     def to_markdown(self) -> str:
         lines = [

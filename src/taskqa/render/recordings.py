@@ -22,6 +22,7 @@ import numpy.typing as npt
 from taskqa.atomic import sha256_file, write_bytes, write_text
 from taskqa.corpus import RECORDINGS, dump_recording, read_corpus
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
+from taskqa.jsonio import dumps, jsonl_lines, parse_json
 from taskqa.model import Recording, Source, VideoRef, View
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.engine import Camera
@@ -394,7 +395,7 @@ def write_manifest(folder: Path, corpus: Path, digests: dict[str, str]) -> None:
 
 def _manifest_text(files: dict[str, str]) -> str:
     manifest = {"generator": "taskqa render", "files": dict(sorted(files.items()))}
-    return json.dumps(manifest, indent=2) + "\n"
+    return dumps(manifest)
 
 
 def _manifest_files(data: bytes | str | None) -> dict[str, str]:
@@ -402,9 +403,11 @@ def _manifest_files(data: bytes | str | None) -> dict[str, str]:
     if data is None:
         return {}
     try:
-        return dict(json.loads(data).get("files", {}))
-    except (ValueError, AttributeError):
+        manifest = parse_json(data, VIDEO_MANIFEST, [])
+    except InvalidInputError:
         return {}
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    return dict(files) if isinstance(files, dict) else {}
 
 
 def write_remote_manifest(url: str, digests: dict[str, str]) -> None:
@@ -452,17 +455,17 @@ def point_videos(corpus: Path, videos: dict[str, list[VideoRef]]) -> None:
     """Rewrite ``recordings.jsonl`` with new video references for some recordings; every other
     line stays byte for byte as it was. The file is replaced atomically."""
     path = corpus / RECORDINGS
+    file = str(path)
     out: list[str] = []
-    with path.open(encoding="utf-8") as stream:
-        for line in stream:
-            if not line.strip():
-                continue
-            head = json.loads(line)
-            refs = videos.get(str(head.get("id")))
-            if refs is None:
-                out.append(line if line.endswith("\n") else line + "\n")
-                continue
-            recording = Recording.model_validate(head)
-            recording.videos = list(refs)
-            out.append(dump_recording(recording) + "\n")
+    for index, number, line in jsonl_lines(path, file):
+        head = parse_json(line, file, [index], line=number)
+        if not isinstance(head, dict):
+            raise InvalidInputError([Problem.at(file, [index], "expected a JSON object")])
+        refs = videos.get(str(head.get("id")))
+        if refs is None:
+            out.append(line.decode("utf-8") + "\n")
+            continue
+        recording = Recording.model_validate(head)
+        recording.videos = list(refs)
+        out.append(dump_recording(recording) + "\n")
     write_text(path, "".join(out))

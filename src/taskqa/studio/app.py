@@ -158,15 +158,12 @@ class MediaCheck:
 
 def media_roots(study_path: Path, stored: str | None, extra: Path | None) -> tuple[Path, ...]:
     """Where a study's media files are looked for, in order (see the module's docstring)."""
-    candidates = [Path(stored) if stored else None,
-                  study_path.with_name(f"{study_path.stem}-clips"), extra]  # fmt: skip
+    beside = study_path.with_name(f"{study_path.stem}-clips")
+    candidates = [Path(stored) if stored else None, beside if beside.is_dir() else None, extra]
     roots: list[Path] = []
     for candidate in candidates:
-        if candidate is None:
-            continue
-        root = candidate.resolve()
-        if root not in roots and (candidate is extra or root.is_dir()):
-            roots.append(root)
+        if candidate is not None and candidate.resolve() not in roots:
+            roots.append(candidate.resolve())
     return tuple(roots)
 
 
@@ -209,7 +206,6 @@ def create_app(study_path: Path, media_root: Path | None = None) -> FastAPI:
     templates = _templates()
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.media = checked
-    app.state.study = study
     static = Path(__file__).with_name("static")
     app.mount("/static", StaticFiles(directory=static), name="static")
     _handlers(app)
@@ -330,8 +326,10 @@ def create_app(study_path: Path, media_root: Path | None = None) -> FastAPI:
 
 
 def _missing_message(checked: MediaCheck) -> str:
-    shown = ", ".join(checked.missing[:3]) + (", ..." if len(checked.missing) > 3 else "")
-    where = ", ".join(str(root) for root in checked.roots)
+    shown = ", ".join(checked.missing[:3])
+    if len(checked.missing) > 3:
+        shown += f" and {len(checked.missing) - 3} more"
+    where = ", ".join(str(root) for root in checked.roots) or "it has none"
     return (
         f"{len(checked.missing)} of the {checked.referenced} media files the study's items "
         f"name are in none of its media roots ({where}): {shown}"
@@ -355,7 +353,9 @@ def _listener(host: str, port: int) -> socket.socket:
         family, kind, protocol, _, address = info[0]
         listener = socket.socket(family, kind, protocol)
     except OSError as error:
-        raise InvalidInputError([Problem(f"{host}:{port}", "", f"cannot listen: {error}")]) from None
+        raise InvalidInputError(
+            [Problem(f"{host}:{port}", "", f"cannot listen: {error}")]
+        ) from None
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)

@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from taskqa import terminal
+from taskqa.data.resolve import input_paths
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console
+from taskqa.terminal import GuardedTyper, console
 
-app = typer.Typer(
+app = GuardedTyper(
     name="studio",
     help=(
         "Human studies in the browser: answer questions (the Human row), judge causal "
@@ -21,7 +21,6 @@ app = typer.Typer(
         "answers with two reviewers and an adjudicator (ProMQA)."
     ),
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
 )
 
 
@@ -32,10 +31,6 @@ class StudyKind(StrEnum):
     VERIFY = "verify"
 
 
-def _fail(error: InvalidInputError) -> typer.Exit:
-    return terminal.fail(error.problems)
-
-
 @app.command()
 def create(
     kind: Annotated[StudyKind, typer.Argument(help="What people do in the study.")],
@@ -44,7 +39,8 @@ def create(
         typer.Argument(
             help="answer: a benchmark folder; judge: cegs.json of `taskqa physics ceg`; "
             "verify-task: a `taskqa verify build --render` folder; verify: generated records "
-            "of `taskqa procedural generate`."
+            "of `taskqa procedural generate`.",
+            callback=input_paths,
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The study file to write (SQLite).")],
@@ -75,7 +71,8 @@ def create(
         Path | None,
         typer.Option(
             help="Media root (default: the source's folder; verify: none, else "
-            "<recording_id>.mp4 or <recording_id>_360p.mp4 in it)."
+            "<recording_id>.mp4 or <recording_id>_360p.mp4 in it).",
+            callback=input_paths,
         ),
     ] = None,
     adjudicators: Annotated[
@@ -110,10 +107,7 @@ def create(
         if whole_videos or kind is not StudyKind.ANSWER
         else out.with_name(f"{out.stem}-clips"),
     )
-    try:
-        created = create_study(kind.value, source, out, options)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    created = create_study(kind.value, source, out, options)
     categories = ", ".join(f"{n} {c}" for c, n in sorted(created.categories.items()))
     console.print(
         f"{created.items} items ({categories}), {created.catches} catch trials, "
@@ -124,7 +118,7 @@ def create(
 
 @app.command()
 def invite(
-    study: Annotated[Path, typer.Argument(help="A study file.")],
+    study: Annotated[Path, typer.Argument(help="A study file.", callback=input_paths)],
     raters: Annotated[
         int | None, typer.Option(min=1, help="Links for the first N raters (default: all).")
     ] = None,
@@ -139,14 +133,11 @@ def invite(
     from taskqa.studio.queue import invite as issue
     from taskqa.studio.security import FormError
 
-    try:
-        connection = db.connect(study)
-    except InvalidInputError as error:
-        raise _fail(error) from None
+    connection = db.connect(study)
     try:
         issued, admin = issue(connection, raters, days)
     except FormError as error:
-        raise _fail(InvalidInputError([Problem(study.name, "", str(error))])) from None
+        raise InvalidInputError([Problem(str(study), "", str(error))]) from None
     finally:
         connection.close()
     base = base_url.rstrip("/")
@@ -157,31 +148,28 @@ def invite(
 
 @app.command()
 def serve(
-    study: Annotated[Path, typer.Argument(help="A study file.")],
+    study: Annotated[Path, typer.Argument(help="A study file.", callback=input_paths)],
     media: Annotated[
-        Path | None, typer.Option(help="Media root (default: the one given at creation).")
+        Path | None,
+        typer.Option(
+            help="A further folder to look for media files in, after the study's own (its clip "
+            "folder, or the --media given at creation).",
+            callback=input_paths,
+        ),
     ] = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port.")] = 8000,
 ) -> None:
     """Serve the study's pages with uvicorn."""
     _require_extra()
-    import uvicorn
+    from taskqa.studio.app import serve as serve_study
 
-    from taskqa.studio.app import create_app
-
-    try:
-        application = create_app(study, media)
-    except InvalidInputError as error:
-        raise _fail(error) from None
-    if media is not None and not media.is_dir():
-        raise _fail(InvalidInputError([Problem(str(media), "", "media root is not a folder")]))
-    uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False)
+    serve_study(study, media, host, port)
 
 
 @app.command("export")
 def export_command(
-    study: Annotated[Path, typer.Argument(help="A study file.")],
+    study: Annotated[Path, typer.Argument(help="A study file.", callback=input_paths)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the export files.")],
 ) -> None:
     """Write every export of the study (the files the progress page offers)."""
@@ -190,14 +178,11 @@ def export_command(
     from taskqa.studio.exports import write_exports
     from taskqa.studio.kinds import get_kind
 
+    connection = db.connect(study)
     try:
-        connection = db.connect(study)
-        try:
-            written = write_exports(connection, get_kind(str(db.meta(connection)["kind"])), out)
-        finally:
-            connection.close()
-    except InvalidInputError as error:
-        raise _fail(error) from None
+        written = write_exports(connection, get_kind(str(db.meta(connection)["kind"])), out)
+    finally:
+        connection.close()
     console.print(f"wrote {len(written)} files to {out}", highlight=False)
 
 
@@ -214,4 +199,4 @@ def _require_extra() -> None:
         message = (
             f"needs {', '.join(missing)}, part of the studio extra: pip install 'taskqa[studio]'"
         )
-        raise _fail(InvalidInputError([Problem("taskqa studio", "", message)]))
+        raise InvalidInputError([Problem("taskqa studio", "", message)])

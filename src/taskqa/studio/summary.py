@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 import statistics
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from taskqa.jsonio import dumps
 from taskqa.studio import db
 from taskqa.studio.kinds.base import ADJUDICATE, Kind
 
@@ -128,4 +128,4 @@ def raters_json(connection: sqlite3.Connection, kind: Kind) -> bytes:
         ],
         "agreement": agreement(connection, kind),
     }
-    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    return dumps(data, sort_keys=True).encode("utf-8")

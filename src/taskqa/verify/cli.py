@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +10,7 @@ import typer
 
 from taskqa import terminal
 from taskqa.atomic import write_text
-from taskqa.data.resolve import data_paths
+from taskqa.data.resolve import input_paths
 from taskqa.execution import ExecutorKind
 from taskqa.execution.options import (
     ExecutorOption,
@@ -21,24 +20,23 @@ from taskqa.execution.options import (
     execution,
     reported,
 )
+from taskqa.jsonio import record_text, write_json
+from taskqa.outputs import VERIFY_BENCHMARK, OverwriteOption, claim_output
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.terminal import console
+from taskqa.terminal import GuardedTyper, console
 
-app = typer.Typer(
+app = GuardedTyper(
     name="verify",
     help="Task verification (EgoTV-style): build the benchmark, parse descriptions, evaluate.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
 )
-
-
-def _fail(problems: list[Problem]) -> typer.Exit:
-    return terminal.fail(problems)
 
 
 @app.command()
 def parse(
-    descriptions: Annotated[Path, typer.Argument(help="Text file, one description per line.")],
+    descriptions: Annotated[
+        Path, typer.Argument(help="Text file, one description per line.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Graphs file, one DSL graph per line.")],
 ) -> None:
     """Parse task descriptions into partial-order query graphs (EgoTV's DSL notation)."""
@@ -46,8 +44,8 @@ def parse(
 
     try:
         lines = descriptions.read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, UnicodeDecodeError) as error:
-        raise _fail([Problem.at(descriptions, [], f"cannot read: {error}")]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError([Problem.at(descriptions, [], f"cannot read: {error}")]) from None
     graphs, problems = [], []
     for number, line in enumerate(lines):
         try:
@@ -55,7 +53,7 @@ def parse(
         except DescriptionError as error:
             problems.append(Problem.at(descriptions, [number], str(error)))
     if problems:
-        raise _fail(problems)
+        raise InvalidInputError(problems)
     write_text(out, "".join(g + "\n" for g in graphs))
     console.print(f"parsed {len(graphs)} descriptions into {out}")
 
@@ -66,7 +64,7 @@ def parse_score(
         Path,
         typer.Argument(
             help="EgoTV TSV: description, NL graph, DSL graph (data:egotv/proscript_data.tsv).",
-            callback=data_paths,
+            callback=input_paths,
         ),
     ],
     out: Annotated[Path | None, typer.Option(help="Write the scores as JSON here.")] = None,
@@ -74,15 +72,12 @@ def parse_score(
     """Exact-match rate and graph edit distance of the parser against gold graphs."""
     from taskqa.verify.parse_eval import read_gold_graphs, score_parser
 
-    try:
-        score = score_parser(read_gold_graphs(gold))
-    except InvalidInputError as error:
-        raise _fail(error.problems) from None
+    score = score_parser(read_gold_graphs(gold))
     figures = score.as_dict()
     for key, value in figures.items():
         console.print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     if out is not None:
-        write_text(out, json.dumps(figures, indent=1, sort_keys=True) + "\n")
+        write_json(out, figures, sort_keys=True, indent=1)
 
 
 @app.command()
@@ -99,18 +94,23 @@ def build(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Build the benchmark: episodes in the simulated kitchen and labelled pairs, all splits."""
     from taskqa.verify.benchmark import SPLITS, build_benchmark
     from taskqa.verify.render import RenderOptions
 
     if size % 2:
-        raise _fail([Problem("--size", "", f"expected an even number of pixels, got {size}")])
+        message = f"expected an even number of pixels, got {size}"
+        raise InvalidInputError([Problem("--size", "", message)])
     options = RenderOptions(fps=fps, size=size) if render else None
     run = execution(executor, workers, ray_address, resume)
-    with reported(), terminal.progress(transient=True) as progress:
+    replaced = claim_output(out, VERIFY_BENCHMARK, overwrite)
+    with reported(), terminal.progress(transient=True, unit="trials") as progress:
         job = progress.add_task("building", total=trials * len(SPLITS))
-        videos = progress.add_task("rendering", total=trials * len(SPLITS) if render else 0)
+        videos = progress.add_task(
+            "rendering", total=trials * len(SPLITS) if render else 0, unit="videos"
+        )
         manifest = build_benchmark(
             out,
             trials,
@@ -120,17 +120,22 @@ def build(
             lambda: progress.advance(videos),
             run,
         )
-    console.print(f"wrote {out}: {json.dumps(manifest['pairs'])}")
+    if replaced is not None:
+        console.print(replaced, highlight=False, markup=False)
+    console.print(f"wrote {out}: {record_text(manifest['pairs'])}", highlight=False, markup=False)
 
 
 @app.command()
 def evaluate(
-    benchmark: Annotated[Path, typer.Argument(help="A folder written by `verify build`.")],
+    benchmark: Annotated[
+        Path, typer.Argument(help="A folder written by `verify build`.", callback=input_paths)
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json and report.")],
     noise: Annotated[list[float], typer.Option(help="Flip rates of noisy oracles.")] = [0.05, 0.1],  # noqa: B006
     text2text: Annotated[bool, typer.Option(help="Run the sentence-embedding baseline.")] = True,
     logits: Annotated[
-        Path | None, typer.Option(help="JSONL of learned-model logits per pair.")
+        Path | None,
+        typer.Option(help="JSONL of learned-model logits per pair.", callback=input_paths),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the noisy oracles.")] = 0,
 ) -> None:
@@ -145,16 +150,13 @@ def evaluate(
         Verifier,
     )
 
-    try:
-        pairs = load_benchmark(benchmark)
-        verifiers: list[Verifier] = [
-            AlignedVerifier(OracleScorer()), AlignedVerifier(OracleScorer(symmetric=True)),
-            *[AlignedVerifier(NoisyOracleScorer(rate, seed)) for rate in noise],
-        ]  # fmt: skip
-        if logits is not None:
-            verifiers.append(AlignedVerifier(LogitsFileScorer(logits)))
-    except InvalidInputError as error:
-        raise _fail(error.problems) from None
+    pairs = load_benchmark(benchmark)
+    verifiers: list[Verifier] = [
+        AlignedVerifier(OracleScorer()), AlignedVerifier(OracleScorer(symmetric=True)),
+        *[AlignedVerifier(NoisyOracleScorer(rate, seed)) for rate in noise],
+    ]  # fmt: skip
+    if logits is not None:
+        verifiers.append(AlignedVerifier(LogitsFileScorer(logits)))
     notes = [f"{len(pairs)} pairs from {benchmark.name}; F1 of the positive class at 0.5."]
     if text2text:
         baseline = Text2TextVerifier()
@@ -163,13 +165,10 @@ def evaluate(
         notes.append(f"Text2Text threshold {threshold:.4f}, the best accuracy on the train split.")
         verifiers.append(baseline)
     results = {}
-    with terminal.progress(transient=True) as progress:
+    with terminal.progress(transient=True, unit="pairs") as progress:
         for verifier in verifiers:
             job = progress.add_task(verifier.name, total=len(pairs))
-            try:
-                probabilities = run_verifier(verifier, pairs, partial(progress.advance, job))
-            except InvalidInputError as error:
-                raise _fail(error.problems) from None
+            probabilities = run_verifier(verifier, pairs, partial(progress.advance, job))
             results[verifier.name] = summarize(pairs, probabilities)
     write_results(out, results, notes)
     for name, result in results.items():

@@ -28,6 +28,7 @@ from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames,
 from taskqa.evaluation.adapters.mapping import AnswerMapper
 from taskqa.evaluation.evaluate import meta_path
 from taskqa.execution import Execution
+from taskqa.jsonio import record_line, write_json, write_jsonl
 from taskqa.llm import ChatRequest, LLMClient, ResponseCache
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs.clips import Clip
@@ -76,8 +77,9 @@ def read_partial(path: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if not path.is_file():
         return done
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").split("\n"):
         try:
+            # not jsonio.read_jsonl: a line torn by an interrupted run is skipped, not refused
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
@@ -238,25 +240,18 @@ def _answer_all(
             def record(index: int, completion: Any, items: Sequence[SplitQuestion] = items) -> None:
                 answered = run.answer(items[index], completion.text, completion.cached)
                 done[items[index].id] = answered
-                stream.write(json.dumps(answered, ensure_ascii=False) + "\n")
+                stream.write(record_line(answered))
                 stream.flush()
                 os.fsync(stream.fileno())
                 if on_progress:
                     on_progress(1)
 
             run.client.complete_many(requests, record)
-    lines = [json.dumps(done[q.id], ensure_ascii=False) + "\n" for q in questions]
-    from taskqa.atomic import write_text
-
-    write_text(out, "".join(lines))
+    write_jsonl(out, (done[q.id] for q in questions))
     counts: dict[str, int] = {}
     for q in questions:
         rule = done[q.id].get("mapped_by") or "invalid"
         counts[rule] = counts.get(rule, 0) + 1
-    write_text(
-        meta_path(out),
-        json.dumps({**run.meta(split, benchmark), "mapping": counts}, indent=2, sort_keys=True)
-        + "\n",
-    )
+    write_json(meta_path(out), {**run.meta(split, benchmark), "mapping": counts}, sort_keys=True)
     partial.unlink(missing_ok=True)
     return counts

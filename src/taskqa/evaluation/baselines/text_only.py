@@ -2,8 +2,18 @@
 
 They stand in for the paper's language-only (BERT) rows: whatever they get right, a model can get
 right without looking at the video. Two featurizations share one classifier (multinomial
-logistic regression, lbfgs, which is deterministic): TF-IDF of word uni- and bigrams, and the
-offline MiniLM sentence embeddings of ``taskqa.embeddings``.
+logistic regression, lbfgs): TF-IDF of word uni- and bigrams, and the offline MiniLM sentence
+embeddings of ``taskqa.embeddings``.
+
+The classifier is fitted with BLAS and OpenMP held to one thread. Its parameters are one long
+vector (classes x features: 337 x 1,034 on the 150-episode simulated benchmark), and L-BFGS
+spends most of its time in level-1 BLAS calls on it (dot products, axpy), thousands per fit:
+OpenBLAS split each over every core and woke its threads for every call, which cost four times
+the single-threaded time on a shared two-core machine (50 s against 11.5 s of fitting) and made
+the result depend on the core count: a threaded dot product sums in another order, L-BFGS
+takes another path, and on a text-balanced benchmark, where many test texts are yes/no ties to
+a few 1e-6, the tied questions flip (289 of 2,245 between one and two threads). One thread
+gives the same predictions on every machine.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from taskqa.benchmark.folder import SplitQuestion
 
@@ -62,6 +73,8 @@ def classify_texts(
         return [classes[0]] * len(test)
     train_x, test_x = features(train, test)
     model = LogisticRegression(C=REGULARIZATION, max_iter=MAX_ITERATIONS)
-    model.fit(train_x, labels)
-    predicted: NDArray[np.str_] = model.predict(test_x)
+    # one thread: faster here and the same result on any machine (see the module's docstring)
+    with threadpool_limits(limits=1):
+        model.fit(train_x, labels)
+        predicted: NDArray[np.str_] = model.predict(test_x)
     return [str(p) for p in predicted]

@@ -10,7 +10,6 @@ that it is scored on the sampled questions only (EgoTaskQA's Human row), not on 
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sqlite3
@@ -21,6 +20,7 @@ from typing import Any
 from taskqa.answers import normalize_answer
 from taskqa.benchmark.clip_videos import clip_filename, cut_clip, videos_by_clip
 from taskqa.benchmark.folder import Benchmark, SplitQuestion, parse_split_name
+from taskqa.jsonio import dumps, jsonl_text
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
 from taskqa.studio.security import FormError, text_field
@@ -152,11 +152,8 @@ def _majority(votes: list[tuple[str, str]]) -> str:
 
 
 def _jsonl(pairs: list[tuple[str, str]]) -> bytes:
-    lines = (
-        json.dumps({"question_id": key, "prediction": answer}, ensure_ascii=False) + "\n"
-        for key, answer in pairs
-    )
-    return "".join(lines).encode("utf-8")
+    records = ({"question_id": key, "prediction": answer} for key, answer in pairs)
+    return jsonl_text(records).encode("utf-8")
 
 
 def _meta(name: str, who: str, flagged: set[str]) -> bytes:
@@ -170,7 +167,7 @@ def _meta(name: str, who: str, flagged: set[str]) -> bytes:
         "flagged_raters_left_out": sorted(flagged),
         "normalization": "taskqa.answers.normalize_answer",
     }
-    return (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    return dumps(meta, sort_keys=True).encode("utf-8")
 
 
 def _sample(

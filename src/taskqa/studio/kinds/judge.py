@@ -12,14 +12,14 @@ threshold (mean score at or above 4 is an edge of the positive graph).
 
 from __future__ import annotations
 
-import json
 import random
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+from taskqa.jsonio import dumps, load_json
 from taskqa.physics.ceg import DEFAULT_THRESHOLD
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
 from taskqa.studio.security import FormError, choice_field
@@ -140,11 +140,8 @@ class JudgeKind:
         ]  # fmt: skip
         judgments = {"edge_judgments": edges, "node_judgments": nodes, "quality_checks": checks}
         return {
-            "judgments.json": (json.dumps(judgments, indent=1, sort_keys=True) + "\n").encode(),
-            "ceg.json": (
-                json.dumps(
-                    {"threshold": DEFAULT_THRESHOLD, "edges": graph}, indent=1, sort_keys=True
-                )
-                + "\n"
-            ).encode(),  # fmt: skip
+            "judgments.json": dumps(judgments, sort_keys=True, indent=1).encode("utf-8"),
+            "ceg.json": dumps(
+                {"threshold": DEFAULT_THRESHOLD, "edges": graph}, sort_keys=True, indent=1
+            ).encode("utf-8"),
         }

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem, load_json
-from taskqa.procedural.jsonio import dumps_indented
+from taskqa.jsonio import dumps, dumps_indented, load_json
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.procedural.release import verify_all
 from taskqa.procedural.verification import (
     HUMAN,
@@ -202,7 +202,7 @@ class VerifyKind:
 
 
 def _json(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return dumps(value, sort_keys=True).encode("utf-8")
 
 
 def _generated_pair(record: Any, file: str, index: int) -> tuple[str | None, list[str]]:

@@ -9,13 +9,13 @@ the human accuracy against the labels per split.
 
 from __future__ import annotations
 
-import json
 import random
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from taskqa.problems import InvalidInputError, Problem, load_json
+from taskqa.jsonio import dumps, jsonl_text, load_json, read_jsonl_objects
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
 from taskqa.studio.security import choice_field
@@ -24,20 +24,7 @@ from taskqa.studio.security import choice_field
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InvalidInputError([Problem(path.name, "", f"not found in {path.parent}")])
-    records = []
-    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InvalidInputError(
-                [Problem.at(path.name, [index], f"invalid JSON: {error.msg}")]
-            ) from None
-        if not isinstance(record, dict):
-            raise InvalidInputError([Problem.at(path.name, [index], "expected a JSON object")])
-        records.append(record)
-    return records
+    return [record for _, record in read_jsonl_objects(path, path.name)]
 
 
 class VerifyTaskKind:
@@ -124,6 +111,6 @@ class VerifyTaskKind:
             for split, v in sorted(per_split.items())
         }
         return {
-            "verdicts.jsonl": "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines).encode(),
-            "verdicts.json": (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode(),
+            "verdicts.jsonl": jsonl_text(lines, sort_keys=True).encode("utf-8"),
+            "verdicts.json": dumps(summary, sort_keys=True).encode("utf-8"),
         }
