@@ -41,7 +41,9 @@ def test_chat_adapter_against_a_live_local_server(benchmark_dir: Path, tmp_path:
     assert [line["question_id"] for line in lines] == [q.id for q in questions]
     assert all(isinstance(line["raw"], str) for line in lines)
     assert sum(counts.values()) == 6
-    results = results_json(evaluate(bench, "normal/test", [out], with_most_likely=False))
+    # six questions on purpose: a live model is slow
+    evaluation = evaluate(bench, "normal/test", [out], with_most_likely=False, allow_partial=True)
+    results = results_json(evaluation)
     overall = results["models"][0]["breakdowns"]["overall"]["all"]
     assert overall["correct"] + overall["wrong"] + overall["invalid"] == 6
     assert overall["missing"] == len(bench.questions("normal", "test")) - 6

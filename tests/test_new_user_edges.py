@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from taskqa.cli import app
+from taskqa.questions.generate import GenerationConfig
 from taskqa.terminal import INTERNAL_ERROR
 from test_evaluation_fixture import benchmark_dir  # noqa: F401 (a pytest fixture)
 
@@ -85,7 +86,9 @@ def test_invalid_json_says_the_whole_reason(small_corpus_dir: Path, tmp_path: Pa
 def test_build_refuses_candidates_without_questions(small_corpus_dir: Path, tmp_path: Path) -> None:
     candidates = tmp_path / "none.jsonl"
     candidates.write_text("")
-    (tmp_path / "none.summary.json").write_text("{}")
+    summary = {"config": GenerationConfig().model_dump(mode="json"), "templates": {}}
+    (tmp_path / "none.summary.json").write_text(json.dumps(summary))
+    (tmp_path / "none.clips.jsonl").write_text("")
     code, output = run(
         "build",
         str(small_corpus_dir),
