@@ -21,12 +21,12 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
-TARGET = 300  # text balancing keeps about 330 questions of this 14-episode corpus
+TARGET = 300  # text balancing keeps about 330 questions of this 24-episode corpus
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
-    config = SimulationConfig(episodes=14, seed=11)
+    config = SimulationConfig(episodes=24, seed=11)
     out = tmp_path_factory.mktemp("bench") / "corpus"
     write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
     return out

@@ -33,7 +33,7 @@ def _run(*args: str) -> str:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
     root = tmp_path_factory.mktemp("clips")
-    config = SimulationConfig(episodes=8, seed=3)
+    config = SimulationConfig(episodes=10, seed=3)
     write_simulated_corpus(root / "corpus", config, simulate_corpus(config, domain), domain)
     _run("generate", str(root / "corpus"), "--clip-seconds", "10", "--out", str(root / "q.jsonl"))
     _run("build", str(root / "corpus"), "--candidates", str(root / "q.jsonl"), "--out",

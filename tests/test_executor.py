@@ -141,7 +141,10 @@ def view() -> ClipView:
     [
         # filter + only + query over facts
         ("query(change, obj$, only(filter(hoi@'close fridge', video)))", "fridge"),
-        ("query(change, attribute$, only(filter(verb@drink, video)))", "emptiness"),
+        (
+            "query(change, attribute$, only(filter(verb@drink, video)))",
+            "whether it was full",
+        ),  # an attribute said as an answer says it
         (
             "query(state, obj@bowl, type@after, attribute@emptiness, value$, only(filter(verb@pour, video)))",
             "full",

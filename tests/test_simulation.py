@@ -162,6 +162,21 @@ def test_unknown_rate_is_respected(small_corpus: list[Recording]) -> None:
     assert 0.03 < share < 0.07  # configured 0.05
 
 
+def test_a_default_corpus_holds_no_unknown_value(domain: Domain) -> None:
+    """Questions are made from the annotations and the video draws the truth: by default they
+    are the same, so no answer can follow annotation noise the video does not show."""
+    config = SimulationConfig(episodes=30, seed=3)
+    assert config.unknown_rate == 0
+    recordings = simulate_corpus(config, domain)
+    for recording in recordings:
+        for action in recording.actions:
+            for transition in action.transitions:
+                for snapshot in (transition.before, transition.after):
+                    assert UNKNOWN not in snapshot.attributes.values(), (recording.id, action.id)
+        for snapshot in recording.initial_state.values():
+            assert UNKNOWN not in snapshot.attributes.values()
+
+
 def test_procedural_errors_are_recorded_like_captaincook4d(domain: Domain) -> None:
     # every episode with errors, so that each kind shows up whatever the world draws
     config = SimulationConfig(episodes=40, seed=7, error_episode_rate=1.0, step_error_rate=0.4)

@@ -203,17 +203,25 @@ def causal(
     visibility: Annotated[
         bool, typer.Option(help="Also compare the visibility attributes.")
     ] = False,
+    schemas: Annotated[
+        bool,
+        typer.Option(
+            help="For a simulated recording, follow the domain's preconditions by replay; "
+            "--no-schemas uses Algorithm 1 on the annotations, as for real recordings."
+        ),
+    ] = True,
 ) -> None:
     """Print the causal dependency structure of a recording; write it as DOT and PNG."""
     from taskqa.atomic import write_bytes, write_text
     from taskqa.causal import DependencyRules, build_structure
     from taskqa.causal.render import structure_table, to_dot, to_png
     from taskqa.convert import read_recordings
+    from taskqa.questions.generate import corpus_domain
 
     recordings, templates = read_recordings(corpus)
     chosen = _pick_recording(recordings, recording, corpus)
-    rules = DependencyRules(spatial=spatial, include_visibility=visibility)
-    structure = build_structure(chosen, rules)
+    rules = DependencyRules(spatial=spatial, include_visibility=visibility, schemas=schemas)
+    structure = build_structure(chosen, rules, corpus_domain(corpus))
     console.print(structure_table(structure, chosen, templates))
     if out is not None:
         write_text(out / f"{chosen.id}.dot", to_dot(structure, chosen, templates))
@@ -347,6 +355,13 @@ def build(
             min=0.01, max=1.0, help="Most of a group's open questions one answer may answer."
         ),
     ] = 0.2,
+    grounding: Annotated[
+        bool,
+        typer.Option(
+            help="Drop questions whose evidence is off screen, from instance masks of a "
+            "simulated corpus (docs/grounding.md)."
+        ),
+    ] = True,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
@@ -370,7 +385,9 @@ def build(
             **{"balance_by": balance_by, "group_share": group_share},
         }
     )
-    config = BuildConfig.model_validate({"seed": seed, "balance": balancing, "disjoint": disjoint})
+    config = BuildConfig.model_validate(
+        {"seed": seed, "balance": balancing, "disjoint": disjoint, "grounding": grounding}
+    )
     chosen = load_templates(templates)
     replaced = claim_output(out, BENCHMARK, overwrite)
     with reported(), console.status("building") as status:
@@ -408,9 +425,12 @@ def check(
     """Re-execute every stored program on the annotations; report answers that differ."""
     from taskqa.convert import read_recordings
     from taskqa.questions.check import check_questions
+    from taskqa.questions.generate import corpus_domain
 
     recordings, verb_templates = read_recordings(annotations)
-    checked, problems = check_questions(questions, {r.id: r for r in recordings}, verb_templates)
+    by_id = {r.id: r for r in recordings}
+    domain = corpus_domain(annotations)
+    checked, problems = check_questions(questions, by_id, verb_templates, domain)
     if problems:
         errors.print(f"{len(problems)} of {checked} questions differ", highlight=False)
         print_problems(problems)

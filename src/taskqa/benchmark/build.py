@@ -19,11 +19,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa import __version__
+from taskqa.answers import normalize_answer
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.folder import CLIPS, FAMILIES, MANIFEST
+from taskqa.benchmark.grounding import ground_candidates
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
 from taskqa.convert import read_recordings
@@ -48,6 +50,9 @@ class BuildConfig(BaseModel):
     balance: BalanceConfig = Field(default_factory=BalanceConfig)
     disjoint: Disjoint = Field(
         "none", description="normal split: share clips between splits (none, as released), or not"
+    )
+    grounding: bool = Field(
+        True, description="drop candidates whose evidence is off screen (docs/grounding.md)"
     )
 
 
@@ -90,8 +95,20 @@ def build_benchmark(
             summary, generation = _candidates_generation(candidates_file)
             config = config.model_copy(update={"generation": generation})
         clips = read_clips(clips_path(candidates_file), _shown(candidates_file, clips_path))
+        grounded = ground_candidates(
+            corpus,
+            recordings,
+            verb_templates,
+            candidates_file,
+            clips,
+            stage / ".candidates.jsonl",
+            config.grounding,
+            execution or Execution(workers=workers),
+            journal,
+            say,
+        )
         say("balancing")
-        candidates = read_candidates(candidates_file, balancing.with_reference)
+        candidates = read_candidates(grounded.path, balancing.with_reference)
         if not candidates.ids:
             # refused here, before an empty benchmark reaches baselines and exports
             raise InvalidInputError(
@@ -104,6 +121,7 @@ def build_benchmark(
                 message += "; too few of them read alike to pair (try --balance-by type)"
             raise InvalidInputError([Problem(str(corpus), "", message)])
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
+        _keep_distinct_aliases(records.values())
         say("splitting")
         assignments = {
             "normal": normal_split(
@@ -123,7 +141,13 @@ def build_benchmark(
         write_text(stage / "videos.csv", _video_list(recordings, used))
         write_text(
             stage / "diagnostics" / "diagnostics.json",
-            dumps({**results, "balancing": _balancing_summary(balancing, balanced)}),
+            dumps(
+                {
+                    **results,
+                    "balancing": _balancing_summary(balancing, balanced),
+                    "grounding": grounded.summary(),
+                }
+            ),
         )
         report = build_report(
             balanced.before,
@@ -134,6 +158,7 @@ def build_benchmark(
             results,
             balancing.alpha,
             _balancing_summary(balancing, balanced),
+            grounded.summary(),
         )
         write_report(report, stage / "diagnostics")
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
@@ -156,13 +181,28 @@ def build_benchmark(
             "counts": {
                 "candidates": len(candidates),
                 "balanced": len(balanced.rows),
-                "rejected": summary["rejected"],
+                "rejected": grounded.rejected(summary["rejected"]),
                 **{f"{family}/{split}": n for family, s in sizes.items() for split, n in s.items()},
             },
+            "grounding": grounded.summary(),
             "files": _digests(stage),
         }
         write_text(stage / MANIFEST, dumps(manifest))
     return manifest
+
+
+def _keep_distinct_aliases(records: Iterable[dict[str, Any]]) -> None:
+    """Drop an answer alias that reads as another answer of the benchmark ("watch tv", the raw
+    form of the task "watching TV", is also the action "watch the TV"): it would make a
+    prediction right for two answers. Every scorer (``evaluate``, the exports) then agrees."""
+    every = list(records)
+    answers = {normalize_answer(str(r["answer"])) for r in every}
+    for record in every:
+        own = normalize_answer(str(record["answer"]))
+        aliases = record.get("answer_aliases") or []
+        record["answer_aliases"] = [
+            a for a in aliases if normalize_answer(a) == own or normalize_answer(a) not in answers
+        ]
 
 
 def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, Any]:

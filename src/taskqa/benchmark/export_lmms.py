@@ -159,7 +159,9 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):
 def process_results(doc, results):
     prediction = results[0] if results else ""
     answer = normalize_answer(doc["answer"])
-    correct = normalize_answer("" if prediction is None else str(prediction)) == answer
+    # the world's raw form of an answer said in plain words also counts (taskqa evaluate too)
+    right = {{answer, *(normalize_answer(a) for a in (doc.get("answer_aliases") or []))}}
+    correct = normalize_answer("" if prediction is None else str(prediction)) in right
     item = {{SCORE_KEY: 1.0 if correct else 0.0, CLUSTER_KEY: doc["clip"]}}
     binary = answer in ("yes", "no")
     return {{

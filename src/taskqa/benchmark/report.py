@@ -66,8 +66,11 @@ def build_report(
     diagnostics: Mapping[str, Any],
     alpha: float,
     balancing: Mapping[str, Any] | None = None,
+    grounding: Mapping[str, Any] | None = None,
 ) -> Report:
-    """``diagnostics`` per split family; ``balancing``: balance_by, group_share, groups, dropped."""
+    """``diagnostics`` per split family; ``balancing``: balance_by, group_share, groups, dropped;
+    ``grounding``: what the grounding check did (``Grounding.summary``), None if it was not asked.
+    """
     balancing = balancing or {"balance_by": "type"}
     intro = INTRO[balancing["balance_by"]].format(share=balancing.get("group_share", 0.0))
     report = Report("Benchmark build report")
@@ -82,6 +85,8 @@ def build_report(
         _distribution_table(before, after, alpha),
         *_distribution_figures(before, after),
     )
+    if grounding is not None:
+        report.add(Heading("Evidence on screen"), *_grounding_section(grounding))
     if balancing.get("dropped"):
         report.add(
             Heading("Candidates not kept"),
@@ -116,6 +121,27 @@ def build_report(
             _template_table(rows if family == "normal" else flagged),
         )
     return report
+
+
+def _grounding_section(grounding: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """The grounding check's counts (docs/grounding.md): candidates checked, kept, and those
+    dropped because what they ask about is off screen, per reason."""
+    if not grounding.get("ran"):
+        return [Paragraph(f"{grounding.get('note', 'The grounding check did not run')}.")]
+    checked, kept = grounding["checked"], grounding["kept"]
+    text = (
+        f"Before balancing, every candidate's evidence was looked for in instance masks drawn at "
+        f"{grounding['mask_size']}x{grounding['mask_size']} pixels: each object and person its "
+        f"program reads must cover at least {grounding['first_person_share']:.1%} of the asked "
+        f"person's first-person frame or {grounding['room_share']:.1%} of the room camera's at "
+        f"the start, middle or end of the action read (docs/grounding.md). {kept:,} of "
+        f"{checked:,} candidates kept."
+    )
+    dropped = grounding.get("dropped") or {}
+    if not dropped:
+        return [Paragraph(text)]
+    rows: list[list[str | int | float | None]] = [[r, n] for r, n in dropped.items()]
+    return [Paragraph(text), Table(["reason", "candidates dropped"], rows)]
 
 
 def _template_table(rows: Sequence[Mapping[str, Any]]) -> Table:

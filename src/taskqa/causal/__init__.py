@@ -1,9 +1,10 @@
 """Causal structure between actions: pairwise dependencies and their recursive closure."""
 
 from taskqa.causal.dependency import DependencyRules, Link, action_link
-from taskqa.causal.structure import CausalStructure, Executability, build_structure
+from taskqa.causal.structure import Basis, CausalStructure, Executability, build_structure
 
 __all__ = [
+    "Basis",
     "CausalStructure",
     "DependencyRules",
     "Executability",

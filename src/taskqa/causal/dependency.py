@@ -1,5 +1,9 @@
 """How one earlier action relates to a later one (EgoTaskQA supplementary, Algorithm 1).
 
+This reads the before/after annotations, and is what real recordings (EgoTaskQA/LEMMA,
+CaptainCook4D) get; simulated recordings whose domain is known get the domain's preconditions
+instead (``taskqa.causal.preconditions``; ``DependencyRules.schemas``).
+
 For every object both actions involve and every attribute annotated on it in both:
 
 - *dependent*: the earlier action changed the attribute, left it as the later action found it,
@@ -53,9 +57,14 @@ class Link(IntEnum):
 
 @dataclass(frozen=True)
 class DependencyRules:
+    """How links are found. ``schemas`` (on by default): where a recording is simulated and its
+    domain is known, use the domain's preconditions by replay (``taskqa.causal.preconditions``)
+    and ignore the other fields, which tune Algorithm 1 on annotations."""
+
     spatial: bool = True
     include_visibility: bool = False
     ignore: frozenset[str] = frozenset({"hand"})  # static references, as the released code skips
+    schemas: bool = True
 
 
 def action_link(earlier: ActionSegment, later: ActionSegment, rules: DependencyRules) -> Link:

@@ -12,11 +12,15 @@ from rich.table import Table
 from rich.text import Text
 
 from taskqa.causal.dependency import Link
-from taskqa.causal.structure import CausalStructure
+from taskqa.causal.structure import Basis, CausalStructure
 from taskqa.model import ActionSegment, Recording
 from taskqa.sources.lemma_actions import format_action
 
 STYLE = {Link.DEPENDENT: ("solid", "#c0392b"), Link.RELATED: ("dashed", "#7f8c8d")}
+BASIS = {
+    Basis.SCHEMAS: "links from the domain's preconditions, by replay without each action",
+    Basis.ANNOTATIONS: "links from the annotations (EgoTaskQA Algorithm 1)",
+}
 
 
 def describe(action: ActionSegment, templates: dict[str, str] | None = None) -> str:
@@ -26,7 +30,16 @@ def describe(action: ActionSegment, templates: dict[str, str] | None = None) -> 
 def structure_table(
     structure: CausalStructure, recording: Recording, templates: dict[str, str] | None = None
 ) -> Table:
-    table = Table("action", "agent", "time (s)", "what", "dependent", "related", title=recording.id)
+    table = Table(
+        "action",
+        "agent",
+        "time (s)",
+        "what",
+        "dependent",
+        "related",
+        title=recording.id,
+        caption=BASIS[structure.basis],
+    )
     by_id = {a.id: a for a in recording.actions}
     for action_id in structure.order:
         action = by_id[action_id]
@@ -54,9 +67,11 @@ def to_dot(
         lines.append(f"  {_quote(action_id)} [label={_quote(label, escaped=True)}];")
     for (earlier, later), link in sorted(structure.links.items()):
         style, colour = STYLE[link]
+        reasons = structure.reasons.get((earlier, later))
+        label = _quote("; ".join(reasons)) if reasons else f'"{link.label}"'
         lines.append(
             f"  {_quote(earlier)} -> {_quote(later)} "
-            f'[label="{link.label}", style={style}, color="{colour}"];'
+            f'[label={label}, style={style}, color="{colour}"];'
         )
     lines.append("}")
     return "\n".join(lines) + "\n"

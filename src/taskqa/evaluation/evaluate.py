@@ -264,7 +264,11 @@ def results_json(evaluation: Evaluation) -> dict[str, Any]:
             "collisions": collisions(bench.answers()),
         },
         "scoring": {
-            "correct": "the normalized prediction equals the normalized answer",
+            "correct": (
+                "the normalized prediction equals the normalized answer, or one of its "
+                "answer_aliases (the world's raw form of an answer said in plain words) that is "
+                "not itself another answer"
+            ),
             "invalid": "null, or a prediction outside the closed answer vocabulary",
             "missing": "no line for the question; scored as not correct",
             "denominator": "every question of the split (invalid and missing count as not correct)",

@@ -237,11 +237,11 @@ NULL_CODE, OUT_OF_VOCABULARY, MISSING_CODE = -2, -1, -3
 def _answer_codes(values: Sequence[str | None], table: QuestionTable) -> NDArray[np.int64]:
     """The vocabulary code of each line's normalized prediction (negative: null / unknown)."""
     # predictions repeat a small vocabulary, so each distinct string is normalized once
-    code_of: dict[str | None, int] = {
-        value: table.vocabulary.get(normalize_answer(value), OUT_OF_VOCABULARY)
-        for value in set(values)
-        if value is not None
-    }
+    code_of: dict[str | None, int] = {}
+    for value in set(values):
+        if value is not None:
+            found = table.code(normalize_answer(value))
+            code_of[value] = OUT_OF_VOCABULARY if found is None else found
     code_of[None] = NULL_CODE
     return np.fromiter(map(code_of.__getitem__, values), dtype=np.int64, count=len(values))
 

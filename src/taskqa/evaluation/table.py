@@ -9,7 +9,7 @@ a question once per tag occurrence, and the pair form does exactly that.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -75,6 +75,14 @@ class QuestionTable:
     pair_groups: IntArray
     breakdowns: tuple[Breakdown, ...]
     pair_cells: IntArray  # clip * group_count + group, per pair: the (clip, group) cell
+    # normalized other forms of an answer (``Question.answer_aliases``: the world's raw form of
+    # an answer said in plain words) -> the answer's code; a prediction in that form is right
+    aliases: dict[str, int] = field(default_factory=dict)
+
+    def code(self, normalized: str) -> int | None:
+        """The vocabulary code of a normalized prediction, through the aliases too."""
+        found = self.vocabulary.get(normalized)
+        return self.aliases.get(normalized) if found is None else found
 
     @property
     def size(self) -> int:
@@ -100,6 +108,13 @@ def build_table(
     answers = [r.answer for r in records]
     for answer in answers:  # the split's own answers are always in the vocabulary
         vocabulary.setdefault(normalize(answer), len(vocabulary))
+    aliases: dict[str, int] = {}
+    for record in records:
+        code = vocabulary[normalize(record.answer)]
+        for alias in record.answer_aliases:
+            form = normalize(alias)
+            if form not in vocabulary:  # never lets an alias shadow another answer
+                aliases.setdefault(form, code)
     clips = sorted({r.clip for r in records})
     clip_code = {clip: i for i, clip in enumerate(clips)}
     breakdowns, pair_questions, pair_groups = _pairs(records)
@@ -117,6 +132,7 @@ def build_table(
         pair_groups=pair_groups,
         breakdowns=breakdowns,
         pair_cells=clip_codes[pair_questions] * groups + pair_groups,
+        aliases=aliases,
     )
 
 

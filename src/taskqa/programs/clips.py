@@ -75,13 +75,17 @@ def _agent_clips(recording: Recording, agent: str, config: ClipConfig) -> Iterat
     for index in range(windows):
         window_start, window_end = index * width, (index + 1) * width
         members: list[ActionSegment] = []
+        first = cursor
         while cursor < len(own) and own[cursor].start < window_end:
             members.append(own[cursor])
             cursor += 1
         if not members:
             continue
         future = own[cursor : cursor + config.future]
-        start = min(window_start, members[0].start)
+        # the clip opens no earlier than the end of the person's previous action: a viewer
+        # would otherwise see that action under way and count it as the clip's first
+        previous_end = min(own[first - 1].end, members[0].start) if first else 0.0
+        start = max(min(window_start, members[0].start), previous_end)
         prediction_start = future[0].start if future else members[-1].end
         yield Clip(
             id=clip_id(recording, agent, start, prediction_start),

@@ -1,29 +1,73 @@
-"""A program's answer in the words questions use: runs it, then says attribute values plainly.
+"""A program's answer in the words questions use: runs it, then says the answer plainly.
 
-Kept in ``questions`` (not ``programs``) because the words are question wording
-(``english.yaml``); the executor itself returns the world's raw values.
+Attribute values are said as people say them (``boiled`` -> ``hot``) and attributes as what
+changed about a thing (``whether it was open``). With a ``Speaker`` (the corpus's world),
+actions are said as a short instruction (``put the kettle on the counter``; a failed or partly
+done one as ``try to open the jar``), objects with their article (``the blue mug``) and tasks as
+a person names them (``making juice``). Kept in ``questions`` (not ``programs``) because the
+words are question wording; the executor itself returns the world's raw values, which stay
+accepted as answers (``answer_aliases``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from taskqa.programs.executor import result
 from taskqa.programs.graph import Program
 from taskqa.programs.records import ClipView
-from taskqa.questions.words import VALUE_KEYS, spoken_value
+from taskqa.questions.realize import Speaker
+from taskqa.questions.words import ATTRIBUTE_KEY, VALUE_KEYS, spoken_attribute, spoken_value
+
+ATTEMPTS = ("failed", "partial")
 
 
-def answer(program: Program, view: ClipView) -> str | None:
+def answer(
+    program: Program,
+    view: ClipView,
+    speaker: Speaker | None = None,
+    attempted: frozenset[str] = frozenset(),
+) -> str | None:
     """The program's answer on this clip: a string, or None when it has none.
 
-    An attribute value is said as questions say it (``boiled`` -> ``hot``, see
-    ``taskqa.questions.words``), so stored answers, ``taskqa check`` and the oracle agree.
+    Said as questions say it (see the module), so stored answers, ``taskqa check`` and the
+    oracle agree; ``attempted`` are the clip's action texts that were only tried
+    (``attempted_actions``).
     """
     raw = result(program, view)
-    return None if raw is None else spoken_answer(program, raw)
+    return None if raw is None else spoken_answer(program, raw, speaker, attempted)
 
 
-def spoken_answer(program: Program, raw: str) -> str:
+def spoken_answer(
+    program: Program,
+    raw: str,
+    speaker: Speaker | None = None,
+    attempted: frozenset[str] = frozenset(),
+) -> str:
     """``raw`` (the root's result) in the words of the answer vocabulary."""
-    if VALUE_KEYS.intersection(program.nodes[-1].arguments):
+    arguments = program.nodes[-1].arguments
+    if VALUE_KEYS.intersection(arguments):
         return spoken_value(raw)
+    if ATTRIBUTE_KEY in arguments:
+        return spoken_attribute(raw)
+    if speaker is None or raw in ("yes", "no"):
+        return raw
+    if "hoi$" in arguments:
+        return speaker.action(raw, "base", raw in attempted)
+    if "obj$" in arguments:
+        return speaker.object_phrase(raw)
+    if "task$" in arguments:
+        return speaker.task(raw)
     return raw
+
+
+def attempted_actions(view: ClipView, outcome_of: Mapping[str, str]) -> frozenset[str]:
+    """The action texts of the clip whose every action failed or was done only partly (by
+    action id in ``outcome_of``): questions and answers say them as attempts ("tried to open
+    the jar"). A text that names both a failed try and a success is no single action, so no
+    question refers to it (``only`` refuses)."""
+    outcomes: dict[str, set[str]] = {}
+    for interval in (*view.observed, *view.others, *view.future):
+        for text in interval.value("hoi"):
+            outcomes.setdefault(text, set()).add(outcome_of.get(interval.id, "done"))
+    return frozenset(text for text, seen in outcomes.items() if not seen - set(ATTEMPTS))

@@ -15,10 +15,11 @@ from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs import Program, parse_program
 from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.programs.records import ClipView
-from taskqa.questions.answers import answer
-from taskqa.questions.generate import clips_path
+from taskqa.questions.answers import answer, attempted_actions
+from taskqa.questions.generate import clips_path, speaker_of
 from taskqa.questions.records import read_questions
 from taskqa.questions.views import clip_views
+from taskqa.simulation.domain import Domain
 
 BENCHMARK_CLIPS = "clips.jsonl"  # a built benchmark's clips (docs/benchmark-folder.md)
 
@@ -43,14 +44,18 @@ def check_questions(
     questions: Path,
     recordings: Mapping[str, Recording],
     verb_templates: dict[str, str] | None = None,
+    domain: Domain | None = None,
 ) -> tuple[int, list[Problem]]:
-    """How many questions were checked, and every one whose stored answer differs."""
+    """How many questions were checked, and every one whose stored answer differs; ``domain``
+    is the corpus's world (``corpus_domain``), whose schemas generation's dependencies used."""
     clips: dict[str, list[ClipRecord]] = {}
     for record in clips_for_questions(questions).values():
         clips.setdefault(record.recording, []).append(record)
     problems: list[Problem] = []
     checked = 0
     views: dict[str, ClipView] = {}
+    attempted: dict[str, frozenset[str]] = {}
+    speaker = speaker_of(list(recordings.values()), domain)
     current = ""
     for index, question in read_questions(questions):
         if question.recording not in recordings:
@@ -65,8 +70,10 @@ def check_questions(
         if question.recording != current:
             current = question.recording
             views = clip_views(
-                recordings[current], clips.get(current, []), verb_templates, str(questions)
+                recordings[current], clips.get(current, []), verb_templates, str(questions), domain
             )
+            outcome_of = {action.id: action.outcome for action in recordings[current].actions}
+            attempted = {clip: attempted_actions(v, outcome_of) for clip, v in views.items()}
         view = views.get(question.clip)
         if view is None:
             problems.append(
@@ -79,7 +86,7 @@ def check_questions(
             problems.append(
                 Problem.at(questions, [index, "program_graph"], "differs from the one-line program")
             )
-        found = answer(program, view)
+        found = answer(program, view, speaker, attempted[question.clip])
         if found != question.answer:
             problems.append(
                 Problem.at(

@@ -28,14 +28,15 @@ from taskqa.model import Recording, Source
 from taskqa.programs.clips import ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.answers import spoken_answer
+from taskqa.questions.answers import attempted_actions, spoken_answer
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text
 from taskqa.questions.records import Question
 from taskqa.questions.schemas import SchemaKnowledge
-from taskqa.questions.template import ACTION_PARAMS, Template
+from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 from taskqa.questions.wellposed import FIXED, Rules
+from taskqa.questions.words import words
 from taskqa.simulation.config import derive_seed
 from taskqa.simulation.corpus import load_corpus_domain
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
@@ -80,10 +81,11 @@ NO_WORLD: World = (None, "", ())
 
 @dataclass(frozen=True)
 class Wording:
-    """The rules and the speaker of one world, built once per process."""
+    """The rules, the speaker and the domain of one world, built once per process."""
 
     rules: Rules
     speaker: Speaker
+    domain: Domain | None = None  # whose schemas decide dependencies in simulated recordings
 
 
 _WORDINGS: dict[World, Wording] = {}
@@ -95,8 +97,15 @@ def wording(world: World) -> Wording:
         domain = parse_domain(source, name) if source is not None else None
         knowledge = SchemaKnowledge.of(domain, fallible) if domain else None
         holds = {o: s.holds or "other" for o, s in domain.spec.objects.items()} if domain else {}
-        _WORDINGS[world] = Wording(Rules(knowledge), Speaker(holds))
+        said = {t: s.said for t, s in domain.spec.tasks.items() if s.said} if domain else {}
+        _WORDINGS[world] = Wording(Rules(knowledge), Speaker(holds, said), domain)
     return _WORDINGS[world]
+
+
+def speaker_of(recordings: Sequence[Recording], domain: Domain | None = None) -> Speaker:
+    """How questions on ``recordings`` (of ``domain``'s world) say actions, objects and tasks:
+    what ``taskqa check`` and the oracle need to say answers as generation did."""
+    return wording(corpus_world(recordings, domain)).speaker
 
 
 def corpus_domain(corpus: Path) -> Domain | None:
@@ -136,14 +145,17 @@ def questions_for_recording(
     domain; by default the recording's own world as ``corpus_world`` finds it.
     """
     said = wording(corpus_world([recording]) if world is None else world)
-    structure = build_structure(recording, config.rules)
+    structure = build_structure(recording, config.rules, said.domain)
     engines = _engines(tuple(templates), config.obfuscation)
     before = _engine_counts(engines)
     rejected = Counter() if rejected is None else rejected
     people = len(recording.agents)
     questions: list[Question] = []
+    outcome_of = {action.id: action.outcome for action in recording.actions}
     for clip in cut_clips(recording, config.clips):
+        first_of_clip = len(questions)
         view = build_view(recording, clip, structure, verb_templates)
+        attempted = attempted_actions(view, outcome_of)
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
@@ -161,6 +173,8 @@ def questions_for_recording(
                     owner,
                     space.object_attributes,
                 )
+                if reason is None and _restates(instance, engine.template):
+                    reason = RESTATES
                 if reason is not None:
                     rejected[reason] += 1
                     continue
@@ -178,11 +192,13 @@ def questions_for_recording(
                     config,
                     said.speaker,
                     people,
+                    attempted,
                 )
                 if question is None:
                     rejected["answer in question"] += 1
                 else:
                     questions.append(question)
+        questions[first_of_clip:] = _one_per_text(questions[first_of_clip:], rejected)
     after = _engine_counts(engines)
     for reason in after:
         rejected[reason] += after[reason] - before[reason]
@@ -277,16 +293,22 @@ def _question(
     config: GenerationConfig,
     speaker: Speaker,
     people: int,
+    attempted: frozenset[str] = frozenset(),
 ) -> Question | None:
     template = engine.template
     identifier = question_id(clip, template.id, dict(instance.values))
     variant = derive_seed(config.seed, identifier) % len(template.texts)
-    text = speaker.render(template.texts[variant], shown, template.params, people)
+    attempts = frozenset(
+        name
+        for name, kind in template.params.items()
+        if kind in ACTION_PARAMS and instance.values[name] in attempted
+    )
+    text = speaker.render(template.texts[variant], shown, template.params, people, attempts)
     if template.semantic == "object" and (
         _mentions(text, instance.answer) or _mentions(text, speaker.noun(instance.answer))
     ):
         return None  # the question would give its answer away
-    answer = spoken_answer(engine.program, instance.answer)
+    answer = spoken_answer(engine.program, instance.answer, speaker, attempted)
     return Question.model_construct(
         id=identifier,
         recording=recording,
@@ -297,6 +319,8 @@ def _question(
         program=engine.filled_text(shown),
         program_graph=engine.filled_graph(shown),
         answer=answer,
+        # the world's own form ("put kettle to counter") is still a right answer
+        answer_aliases=[instance.answer] if instance.answer != answer else [],
         answer_kind="binary" if answer in ("yes", "no") else "open",
         types=list(template.types),
         scopes=list(template.scopes),
@@ -306,6 +330,48 @@ def _question(
         steps=engine.steps,
         obfuscation=level,
         params=shown,
+    )
+
+
+SAME_TEXT = "same text as another question of the clip"
+SAME_TEXT_OTHER_ANSWER = "same text as another question of the clip, other answer"
+
+
+def _one_per_text(questions: list[Question], rejected: Counter[str]) -> list[Question]:
+    """One question per text on a clip. Wording that leaves out what tells two templates apart
+    (an attribute named by its value, an object said as "it") can give two questions one
+    text: with the same answer the first is kept; with different answers the text has no one
+    answer, so none is."""
+    answers: dict[str, set[str]] = {}
+    for question in questions:
+        answers.setdefault(question.question, set()).add(question.answer)
+    kept: list[Question] = []
+    seen: set[str] = set()
+    for question in questions:
+        if len(answers[question.question]) > 1:
+            rejected[SAME_TEXT_OTHER_ANSWER] += 1
+        elif question.question in seen:
+            rejected[SAME_TEXT] += 1
+        else:
+            seen.add(question.question)
+            kept.append(question)
+    return kept
+
+
+RESTATES = "answer restates the question"
+
+
+def _restates(instance: Instance, template: Template) -> bool:
+    """The answer is an action whose verb just makes a value the question names ("how did the
+    stove end up off?" -> "turn off the stove")."""
+    if not template.program.startswith("query(hoi$"):
+        return False
+    verb = parse_action_text(instance.answer).verb
+    restating = words().value_verbs
+    return any(
+        verb in restating.get(instance.values[name], ())
+        for name, kind in template.params.items()
+        if kind is ParamType.VALUE
     )
 
 

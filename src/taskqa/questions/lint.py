@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from taskqa.problems import Location, Problem
 from taskqa.programs import FUNCTIONS, Program, ProgramSyntaxError, parse_program
 from taskqa.programs.syntax import PLACEHOLDER
-from taskqa.questions.realize import FORMS
+from taskqa.questions.realize import ATTRIBUTE_FORMS, FORMS
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
 ROOTS = ("query", "verify", "depend")
@@ -124,10 +124,16 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                 continue
             if form is None:
                 continue
+            if declared[name] is ParamType.ATTRIBUTE and form in ATTRIBUTE_FORMS:
+                continue
             if form not in FORMS:
                 yield (
                     location,
-                    f"unknown form {match.group(0)}; forms are " + ", ".join(FORMS),
+                    f"unknown form {match.group(0)}; forms are "
+                    + ", ".join(FORMS)
+                    + " for actions, "
+                    + ", ".join(ATTRIBUTE_FORMS)
+                    + " for attributes",
                 )
             elif declared[name] not in ACTION_PARAMS:
                 yield (
@@ -135,8 +141,10 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                     f"{match.group(0)}: forms apply only to action parameters, "
                     f"{{{name}}} is {declared[name].value}",
                 )
-        for name in declared:
-            if name not in used:
+        says_value = any(declared.get(name) is ParamType.VALUE for name in used)
+        for name, kind in declared.items():
+            # a value names its attribute ("was the fridge open"): {f} need not be said then
+            if name not in used and not (kind is ParamType.ATTRIBUTE and says_value):
                 yield location, f"the text does not mention {{{name}}}"
         yield from ((location, m) for m in _agreement(text, declared))
 

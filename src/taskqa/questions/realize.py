@@ -9,9 +9,11 @@ noun phrase (the gerund here; "the first action" in an indirect variant).
 Objects get an article and their words (``kitchen-table`` -> "the kitchen table"), the
 preposition before an object follows the verb and what the object holds (the domain's
 ``holds``: "put the knife in the sink", "on the counter"), attribute values are said as a
-person says them ("hot", not "boiled"), and in a clip with two people "they" becomes "the
-person", so a pronoun never leaves open who is meant. The word data is ``english.yaml``; verbs
-are inflected by ``lemminflect``.
+person says them ("hot", not "boiled"), and in a question that also names the other person
+"they" becomes "the person", so a pronoun never leaves open who is meant (elsewhere "they"
+stays: "the person … the person" for one referent is not English), and an object named twice
+is "it" the second time. The word data is ``english.yaml``; verbs are inflected by
+``lemminflect``.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from taskqa.questions.template import ACTION_PARAMS, ParamType
-from taskqa.questions.words import spoken_value, words
+from taskqa.questions.words import attribute_choice, spoken_value, words
 from taskqa.sources.lemma_actions import (
     PREPOSITION_SLOTS,  # the words before an object that name its slot
 )
 
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
+ATTRIBUTE_FORMS = ("axis",)  # what a text may ask of an attribute: {f:axis}, "open or closed"
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
 _TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
@@ -39,6 +42,7 @@ _PRONOUNS = (
     (re.compile(r"\bthem\b"), "the person"),
 )
 _SPACES = re.compile(r"  +")
+_OTHER_PERSON = re.compile(r"\bother person\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,16 @@ class Speaker:
     """Says actions and objects in English; ``holds`` comes from the corpus's domain."""
 
     holds: Mapping[str, str] = field(default_factory=dict)  # object id -> in / on-top-of
+    tasks: Mapping[str, str] = field(default_factory=dict)  # task id -> "making juice"
     _phrases: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+
+    def task(self, name: str) -> str:
+        """A task as a person names it: the domain's ``said``, else ``make-juice`` ->
+        ``making juice``."""
+        if name in self.tasks:
+            return self.tasks[name]
+        verb, _, rest = name.partition("-")
+        return " ".join(w for w in (conjugate(verb, "ing"), rest.replace("-", " ")) if w)
 
     def noun(self, obj: str) -> str:
         """``kitchen-table`` -> ``kitchen table``; ``something`` stays as it is."""
@@ -121,8 +134,14 @@ class Speaker:
         kind = "other" if first == HIDDEN else self._holds(first)
         return rule.get(kind, rule.get("other", written))
 
-    def action(self, text: str, form: str) -> str:
-        """The action text said in ``form``: ``turn-on tv`` -> ``turned on the TV`` (past)."""
+    def action(self, text: str, form: str, attempt: bool = False) -> str:
+        """The action text said in ``form``: ``turn-on tv`` -> ``turned on the TV`` (past).
+
+        An ``attempt`` (a failed or partly done action) is said as one: ``tried to open the
+        jar``, ``trying to open the jar``; the video shows the try, not its effect.
+        """
+        if attempt:
+            return f"{conjugate('try', form)} to {self.action(text, 'base')}"
         key = (text, form)
         found = self._phrases.get(key)
         if found is None:
@@ -145,27 +164,62 @@ class Speaker:
         values: Mapping[str, str],
         params: Mapping[str, ParamType],
         people: int = 1,
+        attempts: frozenset[str] = frozenset(),
     ) -> str:
-        """Fill ``{name}`` / ``{name:form}`` slots; ``people`` is how many are in the clip."""
+        """Fill ``{name}`` / ``{name:form}`` slots; ``people`` is how many are in the clip and
+        ``attempts`` the action parameters whose action failed or was done only partly."""
 
         def fill(match: re.Match[str]) -> str:
             name, form = match.group(1), match.group(2)
             value = values[name]
             kind = params.get(name)
             if kind in ACTION_PARAMS:
-                return self.action(value, form or "3")
+                return self.action(value, form or "3", name in attempts)
             if kind is ParamType.OBJECT:
                 return self.object_phrase(value)
             if kind is ParamType.VALUE:
                 return spoken_value(value)
+            if kind is ParamType.ATTRIBUTE and form == "axis":
+                return attribute_choice(value)
             return value
 
-        said = _SLOT.sub(fill, text)
-        if people > 1:
+        said = self._pronouns_for_objects(_SLOT.sub(fill, text), values, params)
+        if people > 1 and _OTHER_PERSON.search(said):
+            # "they" could be either person only when the question names the other one too;
+            # otherwise it refers back to "the person", as English uses it
             for pattern, replacement in _PRONOUNS:
                 said = pattern.sub(replacement, said)
         said = _SPACES.sub(" ", said)
         return said[:1].upper() + said[1:]
+
+    def _pronouns_for_objects(
+        self, said: str, values: Mapping[str, str], params: Mapping[str, ParamType]
+    ) -> str:
+        """An object named twice is "it" the second time: "did the cup become full when the
+        person poured from the juicer into it?", not "... into the cup?"."""
+        named: list[str] = []
+        for name, kind in params.items():
+            if kind is ParamType.OBJECT:
+                named.append(values[name])
+            elif kind in ACTION_PARAMS:
+                named += parse_action_text(values[name]).objects()
+        nouns = sorted({self.noun(o) for o in named if o != HIDDEN}, key=len, reverse=True)
+        if not nouns:
+            return said
+        # longest first, so "the bread knife" is never read as "the bread" and " knife"
+        phrase = re.compile(r"\b[Tt]he (" + "|".join(re.escape(n) for n in nouns) + r")\b(?!')")
+        seen: set[str] = set()
+        pronoun: list[str] = []  # one "it" per question, or "cut it with it" could happen
+
+        def once(match: re.Match[str]) -> str:
+            noun = match.group(1)
+            if noun in seen and pronoun in ([], [noun]):
+                pronoun[:] = [noun]
+                return "it"
+            seen.add(noun)
+            return match.group(0)
+
+        return phrase.sub(once, said)
 
 
 def text_params(text: str) -> list[tuple[str, str | None]]:

@@ -24,6 +24,9 @@ class Question(BaseModel):
     program: str
     program_graph: list[dict[str, Any]]
     answer: str
+    # other forms of the same answer that count as right: the world's raw form where the answer
+    # is said in plain words ("put kettle to counter" for "put the kettle on the counter")
+    answer_aliases: list[str] = []
     answer_kind: Literal["binary", "open"]
     types: list[str]
     scopes: list[str]

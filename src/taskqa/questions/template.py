@@ -57,6 +57,9 @@ class Template(BaseModel):
     # a yes/no program over the same parameters that must answer "yes" for the question to be
     # asked: what the text takes for granted ("would it *still* change" presupposes it did)
     presupposes: str | None = None
+    # what the video must show for a viewer to answer (``gaze``: where each person looks);
+    # built-in templates needing what the renderer does not draw yet are left out by default
+    needs: tuple[Literal["gaze"], ...] = ()
     notes: str = ""
 
     @property
@@ -70,10 +73,18 @@ class Template(BaseModel):
 
 
 BUILTIN = "taskqa.questions.templates"
+# What rendered videos show of the `needs` a template may name. Gaze is not drawn yet (figures'
+# heads do not turn to what they look at), so awareness and visibility questions, whose answers
+# depend on where a person looked, are not answerable from the video and stay out by default.
+SHOWN_IN_VIDEO: frozenset[str] = frozenset()
 
 
-def load_templates(paths: list[Path] | None = None) -> list[Template]:
-    """The built-in templates, or those in ``paths`` (files or folders of ``*.yaml``)."""
+def load_templates(paths: list[Path] | None = None, everything: bool = False) -> list[Template]:
+    """The built-in templates, or those in ``paths`` (files or folders of ``*.yaml``).
+
+    Built-in templates whose ``needs`` the video does not show (``SHOWN_IN_VIDEO``) are left
+    out unless ``everything``; templates from ``paths`` are all kept (the user chose them).
+    """
     sources: list[tuple[str, str]] = []
     if paths is None:
         folder = resources.files(BUILTIN)
@@ -98,6 +109,8 @@ def load_templates(paths: list[Path] | None = None) -> list[Template]:
         seen.add(template.id)
     if problems:
         raise InvalidInputError(problems)
+    if paths is None and not everything:
+        templates = [t for t in templates if set(t.needs) <= SHOWN_IN_VIDEO]
     return templates
 
 

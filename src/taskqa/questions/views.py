@@ -17,6 +17,7 @@ from taskqa.problems import InvalidInputError, problems_from_validation_error
 from taskqa.programs.clips import ClipRecord
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.generate import GenerationConfig
+from taskqa.simulation.domain import Domain
 
 
 def generation_of(record: ClipRecord, file: str) -> GenerationConfig:
@@ -33,15 +34,17 @@ def clip_views(
     clips: Sequence[ClipRecord],
     verb_templates: Mapping[str, str] | None,
     file: str,
+    domain: Domain | None = None,
 ) -> dict[str, ClipView]:
     """The views of ``recording``'s clips (``clips``), one causal structure per generation
-    setting; ``file`` names the clips file in problems."""
+    setting; ``file`` names the clips file in problems. ``domain`` is the world a simulated
+    corpus came from, as generation was given it (default: the built-in one it names)."""
     views: dict[str, ClipView] = {}
     structures: dict[DependencyRules, CausalStructure] = {}
     for record in clips:
         config = generation_of(record, file)
         rules = config.rules
         if rules not in structures:
-            structures[rules] = build_structure(recording, rules)
+            structures[rules] = build_structure(recording, rules, domain)
         views[record.id] = build_view(recording, record.clip, structures[rules], verb_templates)
     return views

@@ -18,6 +18,8 @@ from taskqa.problems import InvalidInputError, Problem
 WORDS_FILE = "english.yaml"
 VALUE_KEYS = frozenset({"value$", "before$", "after$"})
 """Selectors whose answer is an attribute value, and so is said with ``spoken_value``."""
+ATTRIBUTE_KEY = "attribute$"
+"""The selector whose answer is an attribute, said with ``spoken_attribute``."""
 
 
 @dataclass(frozen=True)
@@ -27,13 +29,23 @@ class Words:
     nouns: dict[str, str]
     verb_forms: dict[str, dict[str, str]]
     spoken_values: dict[str, str]
+    attributes: dict[str, dict[str, str]]
+    value_verbs: dict[str, list[str]]
 
 
 @cache
 def words() -> Words:
     text = resources.files("taskqa.questions").joinpath(WORDS_FILE).read_text(encoding="utf-8")
     raw: Any = yaml.safe_load(text)
-    expected = ("prepositions", "containers", "nouns", "verb_forms", "spoken_values")
+    expected = (
+        "prepositions",
+        "containers",
+        "nouns",
+        "verb_forms",
+        "spoken_values",
+        "attributes",
+        "value_verbs",
+    )
     if not isinstance(raw, dict) or any(key not in raw for key in expected):
         raise InvalidInputError(
             [Problem(WORDS_FILE, "", f"expected a mapping with keys {', '.join(expected)}")]
@@ -44,9 +56,21 @@ def words() -> Words:
         nouns=raw["nouns"],
         verb_forms=raw["verb_forms"],
         spoken_values=raw["spoken_values"],
+        attributes=raw["attributes"],
+        value_verbs=raw["value_verbs"],
     )
 
 
 def spoken_value(value: str) -> str:
     """An attribute value as a person says it: ``boiled`` -> ``hot``; others unchanged."""
     return words().spoken_values.get(value, value)
+
+
+def attribute_choice(attribute: str) -> str:
+    """The choice a question offers for an attribute: ``openness`` -> ``open or closed``."""
+    return words().attributes.get(attribute, {}).get("axis", attribute)
+
+
+def spoken_attribute(attribute: str) -> str:
+    """An attribute as an answer says it: ``openness`` -> ``whether it was open``."""
+    return words().attributes.get(attribute, {}).get("about", attribute)

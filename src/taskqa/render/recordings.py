@@ -118,6 +118,38 @@ def render_recording(
     return result
 
 
+def render_frames(
+    recording: Recording,
+    domain: Domain,
+    look: LookSpec,
+    indices: Sequence[int],
+    options: RenderOptions,
+) -> dict[str, list[npt.NDArray[np.uint8]]]:
+    """Only some frames of a recording, by index on its frame grid (``i / options.fps``), per
+    view name (``view_name``: ``<agent>-first``, ``third``), in the order of ``indices``; no
+    file is written. The cameras and times are those of ``render_recording``, so frame ``i``
+    shows what frame ``i`` of the rendered video shows, before the video's compression."""
+    room = recording.environment or next(iter(domain.spec.rooms))
+    timeline = Timeline(recording, domain)
+    with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
+        director = Director(scene)
+        views: list[tuple[str | None, str]] = []
+        if FIRST in options.views:
+            views += [(agent, view_name(agent)) for agent in timeline.agents]
+        if THIRD in options.views:
+            views.append((None, THIRD))
+        frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
+        third = _third_person(scene, options)
+        for index in indices:
+            t = index / options.fps
+            gaze, stand = director.at(t)
+            scene.set_time(t, gaze, stand)
+            for agent, name in views:
+                camera = third if agent is None else _first_person(gaze[agent], options)
+                frames[name].append(scene.capture(_view(camera, agent), masks=False).rgb)
+    return frames
+
+
 def _view(camera: Camera, agent: str | None) -> SceneView:
     return SceneView(camera=camera, agent=agent)
 

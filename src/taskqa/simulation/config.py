@@ -28,7 +28,13 @@ class SimulationConfig(BaseModel):
         description="Relative weights of the rooms an episode takes place in.",
     )
     unknown_rate: float = Field(
-        default=0.02, ge=0, le=1, description="Share of attribute annotations written as unknown."
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Share of attribute annotations written as unknown: an opt-in noise layer "
+        "for studying the generator on imperfect annotations. The default 0 keeps the "
+        "annotations equal to the simulated truth that `taskqa render` draws, so every answer "
+        "is what the video shows.",
     )
     look_around_rate: float = Field(
         default=0.7,

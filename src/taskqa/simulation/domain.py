@@ -105,6 +105,11 @@ class TaskSpec(BaseModel):
         "([mug]) and their text as {mug}, and each episode binds it to one of the objects.",
     )
     steps: dict[str, StepSpec] = Field(min_length=1)
+    said: str | None = Field(
+        default=None,
+        description="The task as a person names what someone is doing ('making juice'); "
+        "default: its id's verb in -ing form and the rest with hyphens as spaces.",
+    )
 
 
 class DomainSpec(BaseModel):

@@ -19,7 +19,8 @@ from taskqa.convert import read_recordings
 from taskqa.programs import parse_program
 from taskqa.programs.clips import ClipRecord
 from taskqa.programs.records import ClipView, Fact, Interval
-from taskqa.questions.answers import answer
+from taskqa.questions.answers import answer, attempted_actions
+from taskqa.questions.generate import corpus_domain, speaker_of
 from taskqa.questions.views import clip_views
 from taskqa.simulation.config import derive_seed
 
@@ -40,17 +41,24 @@ def oracle_predictions(
     for record in benchmark.clips().values():
         clips.setdefault(record.recording, []).append(record)
     clips_file = str(benchmark.root / CLIPS)
+    domain = corpus_domain(benchmark.corpus_dir)
+    speaker = speaker_of(recordings, domain)
     predictions: list[str | None] = [None] * len(questions)
     for recording_id, positions in _by_recording(questions).items():
         recording = by_id.get(recording_id)
         if recording is not None:
-            views = clip_views(recording, clips.get(recording_id, []), verb_templates, clips_file)
+            views = clip_views(
+                recording, clips.get(recording_id, []), verb_templates, clips_file, domain
+            )
+            outcome_of = {action.id: action.outcome for action in recording.actions}
             if flip > 0.0:
                 views = _corrupted(views, recording_id, flip, seed)
             for i in positions:
                 view = views.get(questions[i].question.clip)
                 if view is not None:
-                    predictions[i] = answer(parse_program(questions[i].question.program), view)
+                    program = parse_program(questions[i].question.program)
+                    attempted = attempted_actions(view, outcome_of)
+                    predictions[i] = answer(program, view, speaker, attempted)
         if on_progress:
             on_progress(len(positions))
     return predictions
