@@ -37,9 +37,9 @@ FPS = 1.0
 
 @pytest.fixture(scope="module")
 def rendered_bench(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
-    """Three simulated recordings rendered by `taskqa render` (tiny frames), then built."""
+    """Five simulated recordings rendered by `taskqa render` (tiny frames), then built."""
     root = tmp_path_factory.mktemp("rendered")
-    config = SimulationConfig(episodes=3, seed=5)
+    config = SimulationConfig(episodes=5, seed=5)
     write_simulated_corpus(root / "corpus", config, simulate_corpus(config, domain), domain)
     render_corpus(root / "corpus", options=RenderOptions(fps=FPS, width=64, height=64))
     build_benchmark(

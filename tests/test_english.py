@@ -11,7 +11,7 @@ from taskqa.answers import normalize_answer
 from taskqa.model import ATTRIBUTE_VALUES, VIEWPOINT_ATTRIBUTES, ActionSlots
 from taskqa.programs import parse_program
 from taskqa.questions.answers import spoken_answer
-from taskqa.questions.indirect import with_indirect
+from taskqa.questions.indirect import ACTION_REFERENCES, THING_REFERENCES, with_indirect
 from taskqa.questions.realize import FORMS, Speaker, conjugate, parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template, load_templates
 from taskqa.questions.words import words
@@ -89,7 +89,7 @@ def test_every_action_of_the_domain_reads_as_english(domain: Domain, speaker: Sp
 def test_every_template_reads_as_english_over_the_whole_domain(
     domain: Domain, speaker: Speaker
 ) -> None:
-    templates = with_indirect(load_templates())
+    templates = with_indirect(load_templates(), ACTION_REFERENCES, THING_REFERENCES)
     actions = sorted(set(vocabulary(domain)))
     actions = [_hide_first(a) if i % 3 == 0 else a for i, a in enumerate(actions)]
     objects = sorted(domain.spec.objects)
@@ -114,7 +114,7 @@ def test_every_template_reads_as_english_over_the_whole_domain(
                     question = speaker.render(text, filled, template.params, people)
                     _check(question, template, filled, speaker, people, disagreeing)
                     said += 1
-    assert said > 30_000
+    assert said > 10_000
 
 
 def _fill(

@@ -54,8 +54,12 @@ def test_templates_that_need_gaze_are_left_out_by_default(templates: list[Templa
     not show yet: the default set leaves those templates out, and only those."""
     default = {t.id for t in load_templates()}
     left_out = {t.id for t in templates} - default
-    assert left_out == {t.id for t in templates if "gaze" in t.needs}
-    assert left_out == {
+    assert left_out == {t.id for t in templates if "gaze" in t.needs or not t.default}
+    assert {t.id for t in templates if not t.default} == {
+        "counterfactual/intent/next-action-possible",
+        "descriptive/world/object-changed-verify",
+    }
+    assert {t.id for t in templates if "gaze" in t.needs} == {
         "descriptive/multi-agent/visibility",
         "descriptive/multi-agent/aware",
         "descriptive/multi-agent/person-aware",

@@ -262,7 +262,8 @@ def generate(
         typer.Option(min=0, max=2, help="Most objects of an action said as 'something' (0-2)."),
     ] = 2,
     indirect: Annotated[
-        bool, typer.Option(help="Also refer to actions indirectly (the first action, ...).")
+        bool,
+        typer.Option(help="Also refer to objects indirectly (the first thing they changed, ...)."),
     ] = True,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,

@@ -228,6 +228,8 @@ def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, A
             configs.append("  default: true")
         configs.append("  data_files:")
         for hf_split in HF_SPLITS.values():
+            if not counts.get(family, {}).get(hf_split, 1):
+                continue  # an empty split: `datasets` cannot read a Parquet file without rows
             configs += [f"  - split: {hf_split}", f"    path: data/{family}/{hf_split}.parquet"]
     rows = "\n".join(
         f"| {family} | {c['train']:,} | {c['validation']:,} | {c['test']:,} |"

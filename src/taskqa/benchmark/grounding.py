@@ -12,6 +12,8 @@ thresholds and why are in docs/grounding.md; in short:
   the objects its conditions name (``obj@...``), the object a query answers (``obj$``), and,
   where the action is found or answered by its words (``hoi@...``, ``hoi$``), the action
   itself: every object it involves and, for the other person's action, that person.
+  A nested reference (``obj@<query(...)>``, "the last thing the person changed") reads what
+  its own program reads.
 * **When**: an action's start, middle and end, clamped to the clip. An action of the unseen
   future is not shown at all: the objects a predictive question names must be on screen at
   some moment of the clip instead, and the future action's own objects are not required.
@@ -87,15 +89,15 @@ class _Reader:
         if words and not future:
             named += list(interval.value("obj"))
             if interval.other:
-                self._add(Need(self.agents[interval.id], where, person=True))
+                self.add(Need(self.agents[interval.id], where, person=True))
         for name in named:
             if name == ME:
                 continue
             if name == OTHER:
                 if not future:
-                    self._add(Need(self._other(interval), where, person=True))
+                    self.add(Need(self._other(interval), where, person=True))
                 continue
-            self._add(Need(name, where))
+            self.add(Need(name, where))
 
     def _other(self, interval: Interval) -> str:
         if interval.other:
@@ -103,7 +105,7 @@ class _Reader:
         others = sorted(set(self.agents.values()) - {self.view.clip.agent})
         return others[0] if others else self.view.clip.agent
 
-    def _add(self, need: Need) -> None:
+    def add(self, need: Need) -> None:
         if need not in self.needs:
             self.needs.append(need)
 
@@ -149,6 +151,10 @@ def _follow(
 ) -> dict[str, tuple[Conditions, ...]]:
     """The conditions each interval of ``value`` was selected by; notes what the node reads."""
     view = reader.view
+    for step in conditions(arguments).steps:  # a nested reference reads what its program reads
+        if step.value is not None and step.value.startswith("<") and step.value.endswith(">"):
+            for need in evidence(step.value[1:-1], view, reader.agents) or ():
+                reader.add(need)
     merged: dict[str, tuple[Conditions, ...]] = {}
     for origin in came:
         for key, paths in origin.items():
@@ -431,9 +437,10 @@ def ground_candidates(
         return result
     note = skip_reason(recordings)
     if note is not None:
+        from taskqa.terminal import errors
+
         result.note = note
-        if say is not None:
-            say(note)
+        errors.print(f"{note}; building without it", highlight=False, markup=False)
         return result
     started = time.perf_counter()
     work = shards_of(

@@ -85,6 +85,11 @@ def read_predictions(path: Path, table: QuestionTable) -> Predictions:
     line_codes = _answer_codes(values, table)
     codes = np.full(table.size, MISSING_CODE, dtype=np.int64)
     codes[placed] = line_codes[first_lines]
+    if table.aliases:
+        by_question: list[str | None] = [None] * table.size
+        for question, line in zip(placed.tolist(), first_lines.tolist(), strict=True):
+            by_question[question] = values[line]
+        codes = table.with_aliases(codes, by_question)
     outcomes = _outcomes(codes, table)
     missing = np.flatnonzero(codes == MISSING_CODE)
     coverage.missing = int(missing.size)
@@ -237,11 +242,11 @@ NULL_CODE, OUT_OF_VOCABULARY, MISSING_CODE = -2, -1, -3
 def _answer_codes(values: Sequence[str | None], table: QuestionTable) -> NDArray[np.int64]:
     """The vocabulary code of each line's normalized prediction (negative: null / unknown)."""
     # predictions repeat a small vocabulary, so each distinct string is normalized once
-    code_of: dict[str | None, int] = {}
-    for value in set(values):
-        if value is not None:
-            found = table.code(normalize_answer(value))
-            code_of[value] = OUT_OF_VOCABULARY if found is None else found
+    code_of: dict[str | None, int] = {
+        value: table.vocabulary.get(normalize_answer(value), OUT_OF_VOCABULARY)
+        for value in set(values)
+        if value is not None
+    }
     code_of[None] = NULL_CODE
     return np.fromiter(map(code_of.__getitem__, values), dtype=np.int64, count=len(values))
 
@@ -255,4 +260,4 @@ def _outcomes(codes: NDArray[np.int64], table: QuestionTable) -> NDArray[np.int8
 
 def outcomes_of(predicted: Sequence[str | None], table: QuestionTable) -> NDArray[np.int8]:
     """Outcomes of in-memory predictions, one per question of the table, in table order."""
-    return _outcomes(_answer_codes(predicted, table), table)
+    return _outcomes(table.with_aliases(_answer_codes(predicted, table), predicted), table)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from taskqa.answers import Normalizer
+from taskqa.answers import Normalizer, normalize_answer
 from taskqa.benchmark.folder import SplitQuestion
 from taskqa.questions.records import Question
 
@@ -75,14 +75,21 @@ class QuestionTable:
     pair_groups: IntArray
     breakdowns: tuple[Breakdown, ...]
     pair_cells: IntArray  # clip * group_count + group, per pair: the (clip, group) cell
-    # normalized other forms of an answer (``Question.answer_aliases``: the world's raw form of
-    # an answer said in plain words) -> the answer's code; a prediction in that form is right
-    aliases: dict[str, int] = field(default_factory=dict)
+    # per question (index -> set): the normalized other forms of its answer
+    # (``Question.answer_aliases``, the world's raw form of an answer said in plain words) that
+    # are no answer of the vocabulary. Per question, since one raw form ("wash pan using
+    # faucet") can stand for two answers ("wash the pan ...", "try to wash the pan ...").
+    aliases: dict[int, frozenset[str]] = field(default_factory=dict)
 
-    def code(self, normalized: str) -> int | None:
-        """The vocabulary code of a normalized prediction, through the aliases too."""
-        found = self.vocabulary.get(normalized)
-        return self.aliases.get(normalized) if found is None else found
+    def with_aliases(self, codes: IntArray, values: Sequence[str | None]) -> IntArray:
+        """``codes`` (per question) with a prediction in one of the question's aliases scored
+        as its answer; ``values`` are the predictions, per question."""
+        for index, forms in self.aliases.items():
+            value = values[index]
+            wrong = codes[index] != self.answer_codes[index] and value is not None
+            if wrong and normalize_answer(str(value)) in forms:
+                codes[index] = self.answer_codes[index]
+        return codes
 
     @property
     def size(self) -> int:
@@ -108,13 +115,12 @@ def build_table(
     answers = [r.answer for r in records]
     for answer in answers:  # the split's own answers are always in the vocabulary
         vocabulary.setdefault(normalize(answer), len(vocabulary))
-    aliases: dict[str, int] = {}
-    for record in records:
-        code = vocabulary[normalize(record.answer)]
-        for alias in record.answer_aliases:
-            form = normalize(alias)
-            if form not in vocabulary:  # never lets an alias shadow another answer
-                aliases.setdefault(form, code)
+    aliases: dict[int, frozenset[str]] = {}
+    for index, record in enumerate(records):
+        # an alias never stands for another answer of the vocabulary
+        forms = frozenset(normalize(a) for a in record.answer_aliases) - vocabulary.keys()
+        if forms:
+            aliases[index] = forms
     clips = sorted({r.clip for r in records})
     clip_code = {clip: i for i, clip in enumerate(clips)}
     breakdowns, pair_questions, pair_groups = _pairs(records)

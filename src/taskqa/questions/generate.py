@@ -51,7 +51,10 @@ class GenerationConfig(BaseModel):
     seed: int = 0
     clips: ClipConfig = Field(default_factory=ClipConfig)
     indirect: bool = Field(
-        default=True, description="Also make indirect-reference variants of direct templates."
+        default=True,
+        description="Also make indirect-reference variants of direct templates: objects said "
+        "as 'the first / last / only thing they changed' (questions/indirect.py says why "
+        "actions are not).",
     )
     obfuscation: int = Field(
         default=2,

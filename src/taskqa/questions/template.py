@@ -60,6 +60,9 @@ class Template(BaseModel):
     # what the video must show for a viewer to answer (``gaze``: where each person looks);
     # built-in templates needing what the renderer does not draw yet are left out by default
     needs: tuple[Literal["gaze"], ...] = ()
+    # false: left out of the built-in default set because its wording failed a review done
+    # from the clips' frames (the reason is in `notes`); still usable with --templates
+    default: bool = True
     notes: str = ""
 
     @property
@@ -110,7 +113,7 @@ def load_templates(paths: list[Path] | None = None, everything: bool = False) ->
     if problems:
         raise InvalidInputError(problems)
     if paths is None and not everything:
-        templates = [t for t in templates if set(t.needs) <= SHOWN_IN_VIDEO]
+        templates = [t for t in templates if set(t.needs) <= SHOWN_IN_VIDEO and t.default]
     return templates
 
 

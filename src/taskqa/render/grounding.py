@@ -16,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -44,7 +44,10 @@ SIZE = 64  # pixels a side: enough to tell a held cup from an empty hand (docs/g
 DIGITS = 4  # moments are rounded to 0.1 ms, so the same moment of two clips is drawn once
 # Bump when what the statistics mean changes; with the render code's digest it keys the cache.
 VERSION = 1
-_RENDER_CODE = ("engine.py", "gaze.py", "household.py", "looks.py", "timeline.py", "grounding.py")
+_RENDER_CODE = (
+    *("engine.py", "gaze.py", "household.py", "looks.py", "models.py", "recordings.py"),
+    *("timeline.py", "grounding.py"),
+)
 
 
 def moment(t: float) -> float:
@@ -70,21 +73,18 @@ class MaskStatistics:
 
     def share(self, name: str, t: float, view: str) -> float:
         """The share of the frame ``name`` covers at moment ``t`` in ``view`` (0 if not drawn)."""
-        index = self._time_index().get(moment(t))
+        index = self._time_index.get(moment(t))
         if index is None or view not in self.views:
             raise KeyError(f"moment {t} in view {view!r} was not drawn")
         count = self.pixels[index][self.views.index(view)].get(name, 0)
         return count / (self.size * self.size)
 
     def has(self, t: float) -> bool:
-        return moment(t) in self._time_index()
+        return moment(t) in self._time_index
 
+    @cached_property
     def _time_index(self) -> dict[float, int]:
-        cached: dict[float, int] | None = self.__dict__.get("_index")
-        if cached is None:
-            cached = {t: i for i, t in enumerate(self.times)}
-            object.__setattr__(self, "_index", cached)
-        return cached
+        return {t: i for i, t in enumerate(self.times)}
 
     def to_json(self) -> str:
         return json.dumps(
