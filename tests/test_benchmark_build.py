@@ -21,12 +21,12 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
-TARGET = 300  # text balancing keeps about 330 questions of this 24-episode corpus
+TARGET = 300  # text balancing keeps about 330 questions of this 60-episode corpus
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
-    config = SimulationConfig(episodes=24, seed=11)
+    config = SimulationConfig(episodes=60, seed=11)
     out = tmp_path_factory.mktemp("bench") / "corpus"
     write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
     return out
@@ -45,7 +45,7 @@ def candidates(corpus: Path, tmp_path_factory: pytest.TempPathFactory, domain: D
 @pytest.fixture(scope="module")
 def bench(corpus: Path, candidates: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("built") / "bench"
-    config = BuildConfig(balance=BalanceConfig(target=TARGET))
+    config = BuildConfig(balance=BalanceConfig(target=TARGET), grounding=False)
     build_benchmark(corpus, out, config, candidates_file=candidates)
     return out
 
@@ -191,7 +191,7 @@ def test_the_same_inputs_and_seed_give_identical_files(
     corpus: Path, candidates: Path, bench: Path, tmp_path: Path
 ) -> None:
     again = tmp_path / "again"
-    config = BuildConfig(balance=BalanceConfig(target=TARGET))
+    config = BuildConfig(balance=BalanceConfig(target=TARGET), grounding=False)
     build_benchmark(corpus, again, config, workers=2)  # generates itself, with two workers
     first = json.loads((bench / "manifest.json").read_text())
     second = json.loads((again / "manifest.json").read_text())
@@ -199,7 +199,7 @@ def test_the_same_inputs_and_seed_give_identical_files(
     other_seed = build_benchmark(
         corpus,
         tmp_path / "seeded",
-        BuildConfig(seed=1, balance=BalanceConfig(target=TARGET)),
+        BuildConfig(seed=1, balance=BalanceConfig(target=TARGET), grounding=False),
         candidates_file=candidates,
     )
     assert (
@@ -211,7 +211,9 @@ def test_the_same_inputs_and_seed_give_identical_files(
 def test_recording_disjoint_split_keeps_recordings_apart(
     corpus: Path, candidates: Path, tmp_path: Path
 ) -> None:
-    config = BuildConfig(balance=BalanceConfig(target=TARGET), disjoint="recording")
+    config = BuildConfig(
+        balance=BalanceConfig(target=TARGET), disjoint="recording", grounding=False
+    )
     build_benchmark(corpus, tmp_path / "b", config, candidates_file=candidates)
     parts = _records(tmp_path / "b", "normal")
     seen = {split: {r["recording"] for r in records} for split, records in parts.items()}

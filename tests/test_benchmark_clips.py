@@ -37,7 +37,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
     write_simulated_corpus(root / "corpus", config, simulate_corpus(config, domain), domain)
     _run("generate", str(root / "corpus"), "--clip-seconds", "10", "--out", str(root / "q.jsonl"))
     _run("build", str(root / "corpus"), "--candidates", str(root / "q.jsonl"), "--out",
-         str(root / "b"))  # fmt: skip
+         str(root / "b"), "--balance-by", "type")  # fmt: skip
     return root
 
 
@@ -63,7 +63,7 @@ def test_the_oracle_scores_100_and_videos_csv_covers_every_test_clip(built: Path
     (oracle,) = [m for m in results["models"] if m["name"] == "oracle"]
     overall = oracle["breakdowns"]["overall"]["all"]
     assert overall["invalid"] == 0 and overall["missing"] == 0
-    assert overall["correct"] == overall["questions"] > 50
+    assert overall["correct"] == overall["questions"] > 30
     test_clips = {q.question.clip for q in Benchmark(bench).questions("normal", "test")}
     with (bench / "videos.csv").open(encoding="utf-8", newline="") as stream:
         listed = {row["clip"] for row in csv.DictReader(stream)}

@@ -260,7 +260,7 @@ def test_build_replaces_its_own_benchmark(tmp_path: Path) -> None:
     bench = tmp_path / "bench"
     (bench / "splits").mkdir(parents=True)
     (bench / "manifest.json").write_text("{}")
-    code, output = run("build", str(corpus), "--out", str(bench))
+    code, output = run("build", str(corpus), "--out", str(bench), "--balance-by", "type")
     assert code == 0, output
     assert f"replaced the earlier taskqa benchmark in {bench}" in output.splitlines()
     assert json.loads((bench / "manifest.json").read_text())["counts"]

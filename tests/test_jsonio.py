@@ -269,6 +269,17 @@ ALLOWED: dict[tuple[str, str], str] = {
     # a deliberately tolerant reader
     ("evaluation/adapters/run.py", "read_partial"): "reads the answers an interrupted run "
     "appended to OUT.partial: a line torn by the interruption is skipped, not refused",
+    # the grounding check: shards sent to workers, cache keys and its compact mask cache
+    ("benchmark/grounding.py", "judge_recording"): "a shard payload sent to a worker",
+    ("benchmark/grounding.py", "ground_candidates"): "the text of a run's fingerprint",
+    ("benchmark/grounding.py", "_questions_by_recording"): "candidate lines already parsed "
+    "and validated by generation, grouped per recording for the workers",
+    ("benchmark/grounding.py", "_item"): "a shard payload sent to a worker",
+    ("render/grounding.py", "MaskStatistics.to_json"): "a compact cache entry (not a user "
+    "file), read back only by MaskStatistics.from_json",
+    ("render/grounding.py", "MaskStatistics.from_json"): "reads MaskStatistics.to_json's "
+    "cache entry; a damaged entry is recomputed",
+    ("render/grounding.py", "statistics_key"): "text hashed into a cache key",
 }
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.folder import Benchmark
 from taskqa.corpus import read_corpus
@@ -51,7 +52,9 @@ def bench(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
     shortest = [r.id for r in sorted(recordings, key=lambda r: r.duration)[:2]]
     options = RenderOptions(fps=FPS, width=SIZE, height=SIZE)
     render_corpus(root / "corpus", options=options, ids=shortest)
-    build_benchmark(root / "corpus", root / "bench", BuildConfig())
+    build_benchmark(
+        root / "corpus", root / "bench", BuildConfig(balance=BalanceConfig(balance_by="type"))
+    )
     return root / "bench"
 
 
