@@ -107,29 +107,26 @@ def problems_reported() -> Iterator[None]:
         raise typer.Exit(code=1) from None
 
 
-class GuardedCommand(TyperCommand):
+class _Guarded:
+    """Making a context (parameter callbacks) and invoking (the body) report InvalidInputError
+    through :func:`problems_reported`; mixed into a click command or group."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with problems_reported():
+            return super().make_context(*args, **kwargs)  # type: ignore[misc]
+
+    def invoke(self, ctx: Any) -> Any:
+        with problems_reported():
+            return super().invoke(ctx)  # type: ignore[misc]
+
+
+class GuardedCommand(_Guarded, TyperCommand):
     """A command whose InvalidInputError, from its parameters' callbacks or its body, is
     printed by :func:`problems_reported`."""
 
-    def make_context(self, *args: Any, **kwargs: Any) -> Any:
-        with problems_reported():
-            return super().make_context(*args, **kwargs)
 
-    def invoke(self, ctx: Any) -> Any:
-        with problems_reported():
-            return super().invoke(ctx)
-
-
-class GuardedGroup(TyperGroup):
+class GuardedGroup(_Guarded, TyperGroup):
     """A command group that guards its own callback and every command below it."""
-
-    def make_context(self, *args: Any, **kwargs: Any) -> Any:
-        with problems_reported():
-            return super().make_context(*args, **kwargs)
-
-    def invoke(self, ctx: Any) -> Any:
-        with problems_reported():
-            return super().invoke(ctx)
 
 
 class GuardedTyper(typer.Typer):

@@ -59,6 +59,16 @@ class RenderedRecording:
     frames: int = 0
 
 
+def _views_drawn(timeline: Timeline, options: RenderOptions) -> list[tuple[str | None, str]]:
+    """(agent, file name) of every view ``options`` asks for: each person's, then the room's."""
+    views: list[tuple[str | None, str]] = []
+    if FIRST in options.views:
+        views += [(agent, view_name(agent)) for agent in timeline.agents]
+    if THIRD in options.views:
+        views.append((None, THIRD))
+    return views
+
+
 def frame_count(duration: float, fps: float) -> int:
     """Frames of a recording's video: its duration on the frame grid, at least one."""
     return max(1, round(duration * fps))
@@ -83,11 +93,7 @@ def render_recording(
     result = RenderedRecording(recording.id)
     with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
         director = Director(scene)
-        views: list[tuple[str | None, str]] = []
-        if FIRST in options.views:
-            views += [(agent, view_name(agent)) for agent in timeline.agents]
-        if THIRD in options.views:
-            views.append((None, THIRD))
+        views = _views_drawn(timeline, options)
         count = frame_count(recording.duration, options.fps)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
         labels: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
@@ -133,11 +139,7 @@ def render_frames(
     timeline = Timeline(recording, domain)
     with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
         director = Director(scene)
-        views: list[tuple[str | None, str]] = []
-        if FIRST in options.views:
-            views += [(agent, view_name(agent)) for agent in timeline.agents]
-        if THIRD in options.views:
-            views.append((None, THIRD))
+        views = _views_drawn(timeline, options)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
         third = _third_person(scene, options)
         for index in indices:
