@@ -1,4 +1,5 @@
-"""Does a taskqa benchmark need the video? The targets of issue 12, measured with the real CLI.
+"""Does a taskqa benchmark need the video, and does it cover what EgoTaskQA asks? The targets
+of issues 12, 22 and 23, measured with the real CLI.
 
 Runs `taskqa simulate` (400 episodes, seed 5), `taskqa generate`, `taskqa build` with default
 options, `taskqa check` on every balanced question, and on the normal and indirect test splits
@@ -107,13 +108,43 @@ def pipeline(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         evaluate = _taskqa("evaluate", "-b", str(bench), *predictions, "-o", str(out))
         _run(f"evaluate {split}", [*evaluate, "--split", split, "--resamples", "100"], out, timings)
         results[split] = json.loads((out / "results.json").read_text())
+    unknown = sum(line.count('"unknown"') for line in (corpus / "recordings.jsonl").open())
+    test_records = [
+        json.loads(line) for line in (bench / "splits" / "normal" / "test.jsonl").open()
+    ]
     return {
+        "corpus_unknown_values": unknown,
+        "normal_test_shares": _shares(test_records),
+        "normal_test_category_chance": _category_chance(bench, test_records),
         "manifest": json.loads((bench / "manifest.json").read_text()),
         "diagnostics": json.loads((bench / "diagnostics" / "diagnostics.json").read_text()),
         "results": results,
         "check_differences": differing,
         "timings_s": timings,
     }
+
+
+def _shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Share (%) of test questions in each type, scope and semantic category (multi-label)."""
+    counts: dict[str, int] = {}
+    for record in records:
+        tags = [f"type/{t}" for t in record["types"]] + [f"scope/{s}" for s in record["scopes"]]
+        for tag in [*tags, f"semantic/{record['semantic']}"]:
+            counts[tag] = counts.get(tag, 0) + 1
+    return {tag: round(100 * n / len(records), 2) for tag, n in sorted(counts.items())}
+
+
+def _category_chance(bench: Path, test: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per category (type, scope, semantic): questions and mean chance (%) on normal test."""
+    from taskqa.benchmark.diagnostics import chance_values
+
+    train = [json.loads(line) for line in (bench / "splits" / "normal" / "train.jsonl").open()]
+    sums: dict[str, list[float]] = {}
+    for record, value in zip(test, chance_values(train, test), strict=True):
+        tags = [f"type/{t}" for t in record["types"]] + [f"scope/{s}" for s in record["scopes"]]
+        for tag in [*tags, f"semantic/{record['semantic']}"]:
+            sums.setdefault(tag, []).append(value)
+    return {t: {"questions": len(v), "chance": 100 * sum(v) / len(v)} for t, v in sums.items()}
 
 
 def _differences(printed: str) -> int:
@@ -172,7 +203,71 @@ def targets(measured: Mapping[str, Any]) -> list[Target]:
     memorised = baselines["question text"]["all"] - baselines["most likely"]["all"]
     indirect_binary = _accuracy(_model(indirect, "text-only"), "open_binary_answer", "binary")
     differing = measured["check_differences"]
+    shares = measured["normal_test_shares"]
+    chance = measured["diagnostics"]["normal"].get("chance", {}).get("all", 0.0)
+    reference = max(_accuracy(likely, "overall", "all"), chance)
+    over_reference = _accuracy(lr, "overall", "all") - reference
+    worst_category, worst_over = "", float("-inf")
+    for group in ("type", "scope", "semantic"):
+        for category, scores in lr[group].items():
+            by_chance = measured["normal_test_category_chance"].get(f"{group}/{category}")
+            if scores["questions"] >= CATEGORY_MIN and by_chance:
+                bound = max(100 * likely[group][category]["accuracy"], by_chance["chance"])
+                if 100 * scores["accuracy"] - bound > worst_over:
+                    worst_category = f"{group}/{category}"
+                    worst_over = 100 * scores["accuracy"] - bound
+    families = []
+    for family in ("novel-composition", "more-steps", "held-out-objects"):
+        result = measured["diagnostics"].get(family, {})
+        test = measured["manifest"]["counts"].get(f"{family}/test", 0)
+        families.append(Target(f"{family}: test questions", test, ">= 3,000", test >= 3000))
+        if "baselines" in result:
+            floor = max(result["baselines"]["most likely"]["all"], result["chance"]["all"])
+            lead = (
+                max(
+                    result["baselines"][name]["all"]
+                    for name in ("question text", "text classifier")
+                )
+                - floor
+            )
+            families.append(
+                Target(f"{family}: text - max(most likely, chance)", lead, "<= 3", lead <= 3)
+            )
+    coverage = [
+        Target(
+            f"normal test share: {tag}",
+            shares.get(tag, 0.0),
+            f">= {least}%",
+            shares.get(tag, 0) >= least,
+        )
+        for tag, least in [
+            *((f"semantic/{s}", 15) for s in ("action", "object", "state", "change")),
+            *(
+                (f"type/{t}", 10)
+                for t in ("descriptive", "predictive", "counterfactual", "explanatory")
+            ),
+            *((f"scope/{s}", 10) for s in ("world", "intent", "multi-agent")),
+        ]
+    ]
+    unknown = measured["corpus_unknown_values"]
     return [
+        Target("issue 22: balanced questions", balanced, ">= 30,000", balanced >= 30_000),
+        Target("issue 23: balanced questions", balanced, ">= 40,000", balanced >= 40_000),
+        Target("issue 22: unknown values in the corpus", unknown, "= 0", unknown == 0),
+        Target(
+            "normal: text-only - max(most likely, chance)",
+            over_reference,
+            "<= 3",
+            over_reference <= 3,
+        ),
+        Target(
+            f"normal: worst category over its bound ({worst_category})",
+            worst_over,
+            "<= 3",
+            worst_over <= 3,
+        ),
+        *coverage,
+        *families,
         Target("balanced questions", balanced, ">= 30,000", balanced >= 30_000),
         Target("oracle accuracy, both test splits (%)", oracle, "= 100", oracle >= 100.0),
         Target("taskqa check: answers that differ", differing, "= 0", differing == 0),

@@ -3,7 +3,8 @@
     python benchmarks/review_questions.py sample BENCH --n 200 --seed 0 --out REVIEW/review.jsonl
     python benchmarks/review_questions.py summary REVIEW/review.jsonl
 
-`sample` draws questions uniformly (seeded) from the normal splits of a built benchmark and
+`sample` draws questions uniformly (seeded) from the normal test split (`--splits` for others)
+of a built benchmark and
 writes one line per question with empty `verdict`, `labels`, `needs_video` and `note` fields,
 plus what a reviewer needs beside the text: the answer, the template, the clip's actions in order
 and its next (unseen) actions, and a **frame sheet** (`frames`: a PNG beside the JSONL file, in
@@ -74,10 +75,13 @@ def _rank(seed: int, identifier: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{seed}:{identifier}".encode(), digest_size=8).digest())
 
 
-def draw(bench: Path, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` questions of the normal splits, drawn uniformly by a seeded hash of their ids."""
+def draw(
+    bench: Path, count: int, seed: int, splits: Sequence[str] = ("test",)
+) -> list[dict[str, Any]]:
+    """``count`` questions of the normal ``splits`` (the test split, as issue 22's review asks),
+    drawn uniformly by a seeded hash of their ids."""
     questions: list[dict[str, Any]] = []
-    for split in ("train", "val", "test"):
+    for split in splits:
         with (bench / "splits" / "normal" / f"{split}.jsonl").open(encoding="utf-8") as stream:
             questions.extend(json.loads(line) for line in stream)
     return sorted(questions, key=lambda q: _rank(seed, q["id"]))[:count]
@@ -418,8 +422,9 @@ def sample(
     fps: float = FPS,
     size: int = SIZE,
     render: bool = True,
+    splits: Sequence[str] = ("test",),
 ) -> None:
-    chosen = draw(bench, count, seed)
+    chosen = draw(bench, count, seed, splits)
     recordings = _recordings(bench)
     clips = Benchmark(bench).clips()
     source = FrameSource(bench, frames, fps, size, render)
@@ -560,6 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     pick_parser.add_argument(
         "--out", type=Path, required=True, help="JSONL file; sheets go to frames/ beside it"
     )
+    pick_parser.add_argument(
+        "--splits", default="test", help="comma-separated normal splits to draw from"
+    )
     pick_parser.add_argument("--frames", type=int, default=FRAMES, help="frames per view")
     pick_parser.add_argument(
         "--fps", type=float, default=FPS, help="frame grid of rendered frames (no video)"
@@ -587,6 +595,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fps=args.fps,
             size=args.size,
             render=not args.no_render,
+            splits=[s.strip() for s in args.splits.split(",") if s.strip()],
         )
         return 0
     return summary(args.review)

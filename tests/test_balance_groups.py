@@ -230,3 +230,70 @@ def test_a_candidate_without_shown_parameters_is_named(tmp_path: Path) -> None:
     path.write_text(json.dumps(record(1, ("query/value", 1, 0, 1))) + "\n" + json.dumps(broken))
     with pytest.raises(InvalidInputError, match=r"c\.jsonl\[1\]\.params: expected an object"):
         read_candidates(path)
+
+
+def _attribute_group(
+    path: Path, counts: dict[str, int], choices: list[str], start: int = 0
+) -> list[dict[str, object]]:
+    """One text ("was the fridge open or closed?") asked on many clips, with these answers."""
+    records = []
+    for answer, count in counts.items():
+        for _ in range(count):
+            index = start + len(records)
+            item = record(index, ("query/value", 0, 0, 0))
+            item.update(answer=answer, answer_choices=choices)
+            records.append(item)
+    return records
+
+
+def _write_with_pairs(path: Path, records: list[dict[str, object]]) -> Candidates:
+    """``records`` and 30 yes/no pairs of one other text, so the binary : open ratio leaves
+    every open question in (balancing keeps open questions in proportion to binary ones)."""
+    pairs = [record(1000 + i, ("verify/state", 1, 0, i % 2)) for i in range(60)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*records, *pairs]))
+    return read_candidates(path)
+
+
+def _kept_answers(path: Path, records: list[dict[str, object]]) -> Counter[str]:
+    table = _write_with_pairs(path, records)
+    kept = balance(table, BalanceConfig(target=0, min_binary=0)).rows
+    return Counter(table.answers[r] for r in kept if not table.is_binary(r))
+
+
+def test_a_text_whose_question_allows_k_answers_keeps_each_at_one_kth(tmp_path: Path) -> None:
+    """An attribute with two values cannot reach five answers per group: it is kept exactly
+    50/50 rather than dropped; four values must all be there, each at most a quarter."""
+    path = tmp_path / "c.jsonl"
+    two = _attribute_group(path, {"open": 30, "closed": 11}, ["closed", "open"])
+    assert _kept_answers(path, two) == {"open": 11, "closed": 11}
+    # without the choices the same group is an open vocabulary of two answers: dropped
+    plain = [{k: v for k, v in r.items() if k != "answer_choices"} for r in two]
+    assert _kept_answers(path, plain) == {}
+    # four values, three seen: no answer can be within a quarter, so the group goes
+    shapes = ["cut", "diced", "liquid", "whole"]
+    three = _attribute_group(path, {"whole": 9, "cut": 5, "diced": 4}, shapes)
+    assert _kept_answers(path, three) == {}
+    four = _attribute_group(path, {"whole": 9, "cut": 5, "diced": 4, "liquid": 6}, shapes)
+    assert _kept_answers(path, four) == dict.fromkeys(shapes, 4)
+
+
+def test_chance_reference_is_one_over_the_answers_each_question_allows() -> None:
+    from taskqa.benchmark.diagnostics import chance
+
+    train = [
+        {"template": "what-next", "answer": a, "question": "?"} for a in ("get cup", "open fridge")
+    ] * 2 + [{"template": "what-next", "answer": "wash cup", "question": "?"}]
+    test = [
+        {"template": "state", "answer": "open", "answer_choices": ["closed", "open"]},
+        {
+            "template": "shape",
+            "answer": "whole",
+            "answer_choices": ["cut", "diced", "liquid", "whole"],
+        },
+        {"template": "did", "answer": "yes", "answer_choices": ["no", "yes"]},
+        {"template": "what-next", "answer": "get cup"},  # open vocabulary: 3 answers
+    ]
+    result = chance(train, test)
+    assert result["binary"] == 50.0
+    assert result["open"] == pytest.approx(100 * (1 / 2 + 1 / 4 + 1 / 3) / 3, abs=0.01)
+    assert result["all"] == pytest.approx(100 * (1 / 2 + 1 / 4 + 1 / 2 + 1 / 3) / 4, abs=0.01)

@@ -30,7 +30,7 @@ from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.export_hf import export_hf
 from taskqa.benchmark.export_lmms import NORMALIZER_FILE, export_lmms_eval
-from taskqa.benchmark.folder import Benchmark
+from taskqa.benchmark.folder import Benchmark, families_in
 from taskqa.cli import app
 from taskqa.evaluation.evaluate import evaluate
 from taskqa.evaluation.metrics import BootstrapConfig
@@ -42,7 +42,7 @@ from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
 rendered_bench = test_clip_videos.rendered_bench  # the rendered corpus, built (module fixture)
-FAMILIES = ("normal", "indirect")
+FAMILIES = ("normal", "indirect")  # the two every build has; the generalisation ones may not
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +131,9 @@ def test_hf_export_loads_with_datasets(
         assert json.loads(first["program_graph"]) == expected[0]["program_graph"]
     card = (out / "README.md").read_text()
     front = yaml.safe_load(card.split("---")[1])
-    assert [c["config_name"] for c in front["configs"]] == ["normal", "indirect"]
+    # one config per split family the build could make, normal first (the default)
+    assert [c["config_name"] for c in front["configs"]] == list(families_in(rendered_bench))
+    assert families_in(rendered_bench)[:2] == FAMILIES
     assert "videos.csv" in card and (out / "videos.csv").is_file()
 
 

@@ -92,14 +92,18 @@ def test_results_record_what_determines_the_score(evaluated: Path, benchmark_dir
     for name in ("official_tags", "type", "scope", "semantic", "structural", "reference",
                  "template", "obfuscation", "open_binary_structural", "open_binary_answer"):  # fmt: skip
         assert model["breakdowns"][name], name
+    # the chance reference: yes/no questions are at one half, and every category between 0 and 1
+    chance = results["chance"]
+    assert chance["open_binary_answer"]["binary"] == 0.5
+    assert all(0 < v <= 1 for groups in chance.values() for v in groups.values() if v is not None)
 
 
 def test_report_has_the_table_and_charts(evaluated: Path) -> None:
     report = evaluated / "report"
     markdown = (report / "report.md").read_text()
     assert (
-        "| category | questions | most-likely | oracle | noisy-0.2 | noisy-0.6 | text-only |"
-        in markdown
+        "| category | questions | chance | most-likely | oracle | noisy-0.2 | noisy-0.6 | "
+        "text-only |" in markdown
     )
     assert "| by structure: open |" in markdown and "| by answer: binary |" in markdown
     assert "| type: counterfactual |" in markdown
@@ -171,11 +175,19 @@ def test_unknown_baseline_and_split_are_refused(benchmark_dir: Path, tmp_path: P
 
 
 def test_indirect_split_and_limit(benchmark_dir: Path, tmp_path: Path) -> None:
+    total = len((benchmark_dir / "splits" / "indirect" / "test.jsonl").read_text().splitlines())
+    limit = max(1, total // 2)  # the indirect test split of this small build is small
     out = _baseline(
-        benchmark_dir, "oracle", tmp_path / "o.jsonl", "--split", "indirect/test", "--limit", "25"
+        benchmark_dir,
+        "oracle",
+        tmp_path / "o.jsonl",
+        "--split",
+        "indirect/test",
+        "--limit",
+        str(limit),
     )
     lines = out.read_text().splitlines()
-    assert len(lines) == 25
+    assert total > 1 and len(lines) == limit
     meta = json.loads((tmp_path / "o.meta.json").read_text())
     assert meta["split"] == "indirect/test" and meta["baseline"] == "oracle"
 

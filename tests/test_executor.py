@@ -180,6 +180,16 @@ def view() -> ClipView:
         ("depend(only(filter(hoi@'open fridge', video)), only(filter(verb@close, video)))", "yes"),
         ("depend(only(filter(verb@pour, video)), only(filter(verb@drink, video)))", "yes"),
         ("depend(only(filter(verb@close, video)), only(filter(verb@drink, video)))", "no"),
+        # exist: an action of the clip, one still to come (not in the video), the other
+        # person's (not the person's), and the whole recording's scope
+        ("exist(hoi@'close fridge', video)", "yes"),
+        ("exist(hoi@'open drawer', video)", "no"),
+        ("exist(verb@wash, video)", "no"),
+        ("exist(verb@pour, change, obj@bowl, video)", "yes"),
+        ("exist(verb@pour, change, obj@fridge, video)", "no"),
+        ("exist(hoi@'open drawer', filter(others, only(filter(verb@close, video))))", "yes"),
+        ("exist(hoi@'open drawer', other_video)", "yes"),
+        ("exist(hoi@'close fridge', other_video)", "no"),
         # counterfactual: without the pour, drinking cannot happen and changes nothing
         ("query(executable$, only(filter(verb@drink, counterfactual(verb@pour, all))))", "no"),
         (

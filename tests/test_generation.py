@@ -18,7 +18,12 @@ from taskqa.programs.records import build_view
 from taskqa.questions.answers import answer
 from taskqa.questions.check import check_questions
 from taskqa.questions.generate import GenerationConfig, generate_file
-from taskqa.questions.indirect import ACTION_REFERENCES, THING_REFERENCES, with_indirect
+from taskqa.questions.indirect import (
+    ACTION_REFERENCES,
+    OBJECT_REFERENCES,
+    THING_REFERENCES,
+    with_indirect,
+)
 from taskqa.questions.instantiate import Instantiator, sample_space
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import Template, load_templates
@@ -94,6 +99,7 @@ def _all_options(space: object, kind: object) -> list[str]:
     table = {
         ParamType.ACTION: s.actions,  # type: ignore[attr-defined]
         ParamType.ANY_ACTION: list(dict.fromkeys(s.actions + s.future_actions)),  # type: ignore[attr-defined]
+        ParamType.CLIP_ACTION: list(dict.fromkeys(s.actions + s.other_actions + s.future_actions)),  # type: ignore[attr-defined]
         ParamType.OBJECT: s.objects,  # type: ignore[attr-defined]
         ParamType.ATTRIBUTE: s.attributes,  # type: ignore[attr-defined]
         ParamType.VALUE: sorted({v for vs in s.values.values() for v in vs}),  # type: ignore[attr-defined]
@@ -132,18 +138,26 @@ def test_generated_questions_all_check_out(
     assert len({r["id"] for r in records}) == len(records)
     assert {r["template"] for r in records} >= {t.id for t in templates}
     indirect = [r for r in records if r["reference"] == "indirect"]
-    assert {r["template"].rsplit("/", 1)[1].rsplit("-", 1)[0] for r in indirect} == {
-        "changed",
-        "first-changed",
-        "last-changed",
-    }
+    references = {r["template"].rsplit("/", 1)[1].rsplit("-", 1)[0] for r in indirect}
+    assert references and references <= set(OBJECT_REFERENCES)
+    # every indirect question names its direct form on the same clip, and where that form was
+    # asked it is the same question with the object said directly: the same answer
+    by_id = {r["id"]: r for r in records}
+    direct = [(r, by_id[r["direct_equiv"]]) for r in indirect if r["direct_equiv"] in by_id]
+    assert direct
+    for question, form in direct:
+        assert form["clip"] == question["clip"] and form["reference"] == "direct"
+        assert form["template"] == question["template"].rsplit("/", 1)[0]
+        assert form["answer"] == question["answer"]
     assert all("iterate_until" in r["program"] or "filter(change" in r["program"] for r in indirect)
-    by_object = [r for r in indirect if "changed-o" in r["template"]]
+    by_object = [r for r in indirect if r["template"].endswith("-o")]
     assert by_object
     assert all("obj@<query(change, obj$" in r["program"] for r in by_object)
-    assert all("thing the person changed" in r["question"] or "thing they changed" in r["question"]
-               for r in by_object)  # fmt: skip
-    assert not any("changed's" in r["question"] for r in by_object)
+    # said by what was done to the thing, never as a "change" a viewer could read as a move
+    done = ("opened", "turned on", "filled", "cut")
+    assert all(any(f"thing they {d}" in r["question"] or f"thing the person {d}" in r["question"]
+                   for d in done) for r in by_object)  # fmt: skip
+    assert not any("changed" in r["question"] for r in by_object)
     for record in records[:200]:
         assert Program.from_json(record["program_graph"]) == parse_program(record["program"])
         assert "{" not in record["question"]

@@ -57,7 +57,16 @@ def test_templates_that_need_gaze_are_left_out_by_default(templates: list[Templa
     assert left_out == {t.id for t in templates if "gaze" in t.needs or not t.default}
     assert {t.id for t in templates if not t.default} == {
         "counterfactual/intent/next-action-possible",
+        "counterfactual/intent/next-object-change",
+        "counterfactual/world/attribute-change",
+        "counterfactual/world/no-longer-possible",
+        "descriptive/world/change-verify",
         "descriptive/world/object-changed-verify",
+        "explanatory/intent/for-next",
+        "explanatory/world/precondition",
+        "predictive/intent/desired-state-next",
+        "predictive/intent/desired-value",
+        "predictive/world/next-changes-object",
     }
     assert {t.id for t in templates if "gaze" in t.needs} == {
         "descriptive/multi-agent/visibility",
@@ -174,7 +183,8 @@ def test_text_forms() -> None:
     assert found == [
         _problem(
             ".texts[0]",
-            "unknown form {a:was}; forms are ing, base, pp, past, np for actions, axis for attributes",
+            "unknown form {a:was}; forms are ing, base, pp, past, np for actions, axis for "
+            "attributes, past, base for values",
         ),
         _problem(".texts[1]", "{o:ing}: forms apply only to action parameters, {o} is object"),
     ]
@@ -193,7 +203,7 @@ def test_unknown_function() -> None:
     assert found == [
         _problem(
             ".program",
-            "unknown function 'count'; templates use only the nine operators ("
+            "unknown function 'count'; templates use only the operators ("
             + ", ".join(sorted(FUNCTIONS))
             + ")",
         )
@@ -223,7 +233,8 @@ def test_structural_matches_the_root() -> None:
     assert _problems(program="only(filter(hoi@{a}, video))") == [
         _problem(
             ".program",
-            "the program ends in only, which gives no answer; end it in query, " "verify, depend",
+            "the program ends in only, which gives no answer; end it in query, "
+            "verify, depend, exist",
         )
     ]
 
@@ -297,6 +308,7 @@ def _sample_space(view: ClipView) -> dict[ParamType, list[Any]]:
         ParamType.OTHER_ACTION: _actions(view.others),
         ParamType.FUTURE_ACTION: _actions(view.future),
         ParamType.ANY_ACTION: _actions(view.observed + view.future),
+        ParamType.CLIP_ACTION: _actions(view.observed + view.others + view.future),
         ParamType.OBJECT: sorted({o for i in view.observed for o in i.value("obj")}),
         ParamType.ATTRIBUTE: sorted({a for a, _ in pairs}),
         ParamType.VALUE: sorted(pairs),

@@ -64,6 +64,8 @@ class Balanced:
     partners: dict[int, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)  # reason -> candidates not kept
     groups: int = 0  # balancing groups with a kept question
+    # reasoning type -> reason -> candidates not kept (text and template balancing)
+    lost_by_type: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def rank(seed: int, identifier: str) -> int:

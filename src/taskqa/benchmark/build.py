@@ -24,7 +24,13 @@ from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
-from taskqa.benchmark.folder import CLIPS, FAMILIES, MANIFEST
+from taskqa.benchmark.folder import CLIPS, MANIFEST
+from taskqa.benchmark.generalisation import (
+    Family,
+    held_out_objects,
+    more_steps,
+    novel_composition,
+)
 from taskqa.benchmark.grounding import ground_candidates
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
@@ -122,6 +128,7 @@ def build_benchmark(
             raise InvalidInputError([Problem(str(corpus), "", message)])
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         _keep_distinct_aliases(records.values())
+        _keep_present_direct_forms(records.values())
         say("splitting")
         assignments = {
             "normal": normal_split(
@@ -129,8 +136,14 @@ def build_benchmark(
             ),
             "indirect": indirect_split(candidates, balanced.rows, config.seed, balanced.partners),
         }
+        families = _generalisation(records, balanced.partners, recordings, config.seed)
+        assignments.update({name: f.assignment for name, f in families.items() if f.assignment})
         sizes = _write_splits(stage, balanced.rows, records, assignments)
-        results = {family: _diagnose(records, assignments[family], family) for family in FAMILIES}
+        results = {
+            family: _diagnose(records, assignments[family], family) for family in assignments
+        }
+        for name, family in families.items():
+            results.setdefault(name, {"split_family": name})["info"] = family.info
         results["normal"]["disjoint_variants"] = _disjoint_effect(
             candidates, balanced, records, config.seed
         )
@@ -191,6 +204,30 @@ def build_benchmark(
     return manifest
 
 
+def _generalisation(
+    records: Mapping[int, dict[str, Any]],
+    partners: Mapping[int, int],
+    recordings: Sequence[Recording],
+    seed: int,
+) -> dict[str, Family]:
+    """The generalisation split families (generalisation.py), by name."""
+    by_id = {recording.id: recording for recording in recordings}
+    return {
+        "novel-composition": novel_composition(records, partners, seed),
+        "more-steps": more_steps(records, partners, seed),
+        "held-out-objects": held_out_objects(records, partners, by_id, seed),
+    }
+
+
+def _keep_present_direct_forms(records: Iterable[dict[str, Any]]) -> None:
+    """``direct_equiv`` only where the direct form is a question of the benchmark too."""
+    every = list(records)
+    present = {str(r["id"]) for r in every}
+    for record in every:
+        if record.get("direct_equiv") not in present:
+            record["direct_equiv"] = None
+
+
 def _keep_distinct_aliases(records: Iterable[dict[str, Any]]) -> None:
     """Drop an answer alias that reads as another answer of the benchmark ("watch tv", the raw
     form of the task "watching TV", is also the action "watch the TV"): it would make a
@@ -211,6 +248,7 @@ def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, A
         "group_share": config.group_share,
         "groups": balanced.groups,
         "dropped": balanced.dropped,
+        "lost_by_type": balanced.lost_by_type,
     }
 
 
@@ -263,7 +301,10 @@ def _diagnose(
         "baselines": {
             name: diagnostics.accuracy(test, predicted) for name, predicted in predictions.items()
         },
-        "templates": diagnostics.by_template(test, predictions),
+        "chance": diagnostics.chance(train, test),
+        "templates": diagnostics.by_template(
+            test, predictions, diagnostics.chance_values(train, test)
+        ),
     }
 
 

@@ -67,6 +67,8 @@ class Candidates:
     templates: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
     phrasings: list[int] = field(default_factory=list)  # see ``phrasing``
+    # how many answers the question allows (``answer_choices``); 0: an open vocabulary
+    choices: list[int] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     categories: Counter[str] = field(default_factory=Counter)  # questions per tag (multi-label)
 
@@ -113,6 +115,8 @@ def read_candidates(
             table.templates.append(str(record["template"]))
             table.references.append(str(record["reference"]))
             table.phrasings.append(phrasing(record))
+            choices = record.get("answer_choices") or []
+            table.choices.append(len(choices) if isinstance(choices, list) else 0)
             table.offsets.append(start)
             table.categories.update(category_tags(record))
             if on_progress is not None and index % 10000 == 0:

@@ -12,8 +12,9 @@ before the person opens it" needs no video. The answer vocabulary
 comes from train; the share of val/test answers outside it is reported too.
 
 ``by_template`` breaks the baselines down per template and flags every template where the text
-classifier beats most likely by more than ``FLAG_POINTS``: that is where the text gives the
-answer away, and where balancing or the template's wording needs a look.
+classifier beats the larger of most likely and chance by more than ``FLAG_POINTS``: that is
+where the text gives the answer away, and where balancing or the template's wording needs a
+look.
 """
 
 from __future__ import annotations
@@ -91,6 +92,37 @@ def text_classifier(train: Sequence[Record], test: Sequence[Record]) -> list[str
     return [str(answer) for answer in predicted]
 
 
+def chance_values(train: Sequence[Record], test: Sequence[Record]) -> list[float]:
+    """Each test question's chance of being answered right by a guess: 1/k of the k answers it
+    allows (its ``answer_choices``: yes/no, an attribute's values), or, for an open
+    vocabulary, of the distinct answers its template has in train and test together (the
+    indirect family tests templates train never has)."""
+    vocabulary_of: dict[str, set[str]] = defaultdict(set)
+    for record in (*train, *test):
+        vocabulary_of[str(record["template"])].add(str(record["answer"]))
+    values = []
+    for record in test:
+        choices = list(record.get("answer_choices") or ())  # type: ignore[call-overload]
+        allowed = len(choices) if choices else len(vocabulary_of[str(record["template"])])
+        values.append(1 / max(allowed, 1))
+    return values
+
+
+def chance(train: Sequence[Record], test: Sequence[Record]) -> dict[str, float | int]:
+    """The chance reference (``chance_values``) averaged like ``accuracy``. A blind model is
+    judged against the larger of this and most likely: most likely is low where a type mixes
+    many answer vocabularies, chance where one question allows few answers."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for record, value in zip(test, chance_values(train, test), strict=True):
+        values["all"].append(value)
+        values["binary" if record["answer"] in ("yes", "no") else "open"].append(value)
+    result: dict[str, float | int] = {"questions": len(test)}
+    for group in ("all", "binary", "open"):
+        found = values.get(group, [])
+        result[group] = round(100 * sum(found) / len(found), 2) if found else 0.0
+    return result
+
+
 def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, float | int]:
     """Accuracy over all questions and over binary (yes/no answer) and open ones."""
     hits: dict[str, list[bool]] = defaultdict(list)
@@ -106,21 +138,32 @@ def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, fl
 
 
 def by_template(
-    test: Sequence[Record], predictions: Mapping[str, Sequence[str]]
+    test: Sequence[Record],
+    predictions: Mapping[str, Sequence[str]],
+    chances: Sequence[float] | None = None,
 ) -> list[dict[str, object]]:
-    """Accuracy of each baseline per template, with the text classifier's lead over most likely.
+    """Accuracy of each baseline per template, with the text classifier's lead over the larger
+    of most likely and chance (``chances``: each question's, see ``chance_values``; a template
+    whose questions allow two answers is at 50% by guessing, whatever most likely gets).
 
     Rows come largest lead first; ``flagged`` marks a lead above ``FLAG_POINTS`` on at least
     ``FLAG_QUESTIONS`` questions.
     """
     hits: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    guesses: dict[str, list[float]] = defaultdict(list)
     for index, record in enumerate(test):
         for name, predicted in predictions.items():
             hits[str(record["template"])][name].append(predicted[index] == record["answer"])
+        if chances is not None:
+            guesses[str(record["template"])].append(chances[index])
     rows: list[tuple[float, str, dict[str, object]]] = []
     for template, per_baseline in hits.items():
         scores = {name: 100 * sum(v) / len(v) for name, v in per_baseline.items()}
-        lead = scores.get("text classifier", 0.0) - scores.get("most likely", 0.0)
+        guess = guesses.get(template)
+        if guess:
+            scores["chance"] = 100 * sum(guess) / len(guess)
+        reference = max(scores.get("most likely", 0.0), scores.get("chance", 0.0))
+        lead = scores.get("text classifier", 0.0) - reference
         values = next(iter(per_baseline.values()))
         row: dict[str, object] = {
             "template": template,

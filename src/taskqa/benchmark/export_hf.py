@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.clip_videos import cut_clip_videos, videos_by_clip
-from taskqa.benchmark.folder import FAMILIES, MANIFEST, VideoClip, VideoIndex, read_videos
+from taskqa.benchmark.folder import MANIFEST, VideoClip, VideoIndex, families_in, read_videos
 from taskqa.jsonio import load_json, read_jsonl_objects, write_json
 from taskqa.problems import InvalidInputError, Problem
 
@@ -43,6 +43,8 @@ SCHEMA = pa.schema(
         ("answer", pa.string()),
         ("answer_aliases", pa.list_(pa.string())),
         ("answer_kind", pa.string()),
+        ("answer_choices", pa.list_(pa.string())),
+        ("direct_equiv", pa.string()),
         ("reasoning_type", pa.string()),
         ("types", pa.list_(pa.string())),
         ("scopes", pa.list_(pa.string())),
@@ -71,6 +73,10 @@ DESCRIPTIONS = {
     "answer_aliases": "Other forms of the same answer that count as right (the world's raw form, "
     "e.g. 'put kettle to counter' for 'put the kettle on the counter').",
     "answer_kind": "binary (yes/no) or open.",
+    "answer_choices": "The few answers the question allows (yes/no; an attribute's values); "
+    "empty for an open vocabulary. Chance on the question is one over their number.",
+    "direct_equiv": "For an indirect-reference question, the id of its direct form on the same "
+    "clip where that question is in the benchmark too; else empty.",
     "reasoning_type": "The $-joined tags EgoTaskQA's per-category accuracy counts.",
     "types": "descriptive, predictive, counterfactual, explanatory.",
     "scopes": "world, intent, multi-agent.",
@@ -123,7 +129,7 @@ def export_hf(
         names = _named_videos(csv_path, rows_by_clip)
         files: dict[str, str] = {}
         counts: dict[str, dict[str, int]] = {}
-        for family in FAMILIES:
+        for family in dict.fromkeys(f for f, _ in records):
             counts[family] = {}
             for split, hf_split in HF_SPLITS.items():
                 rows = records[family, split]
@@ -164,7 +170,8 @@ def _manifest(bench: Path) -> dict[str, Any]:
 
 def _split_records(bench: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Every split's question records, by (family, split); refused when there are none."""
-    paths = {(f, s): bench / "splits" / f / f"{s}.jsonl" for f in FAMILIES for s in HF_SPLITS}
+    families = families_in(bench)
+    paths = {(f, s): bench / "splits" / f / f"{s}.jsonl" for f in families for s in HF_SPLITS}
     if not any(path.is_file() for path in paths.values()):
         raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
     records = {
@@ -194,6 +201,8 @@ def _write_parquet(
             "end_s": source.end_s if source else None,
             **record,
             "answer_aliases": list(record.get("answer_aliases", [])),
+            "answer_choices": list(record.get("answer_choices", [])),
+            "direct_equiv": record.get("direct_equiv"),
             "reasoning_type": "$".join([*tags, record["reference"]]),
             "program_graph": json.dumps(record["program_graph"], ensure_ascii=False),
             "params": json.dumps(record["params"], ensure_ascii=False, sort_keys=True),
@@ -222,7 +231,7 @@ def _named_videos(path: Path, chosen: Mapping[str, VideoClip]) -> dict[str, str]
 
 def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
     configs = []
-    for index, family in enumerate(FAMILIES):
+    for index, family in enumerate(counts):
         configs.append(f"- config_name: {family}")
         if index == 0:
             configs.append("  default: true")
@@ -315,7 +324,8 @@ def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
         for path, digest in files.items()
     ]
     record_sets = []
-    for family in FAMILIES:
+    families = dict.fromkeys(path.split("/")[1] for path in files if path.startswith("data/"))
+    for family in families:
         for hf_split in HF_SPLITS.values():
             source = f"data/{family}/{hf_split}.parquet"
             set_id = f"{family}_{hf_split}"

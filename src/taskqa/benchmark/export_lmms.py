@@ -31,7 +31,7 @@ import taskqa.answers as answers
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark.export_hf import ExportedFiles, export_hf
-from taskqa.benchmark.folder import FAMILIES
+from taskqa.benchmark.folder import families_in
 
 NORMALIZER_FILE = "taskqa_normalize.py"
 
@@ -227,7 +227,7 @@ def export_lmms_eval(
             # the rows' `video` paths are relative to the export root: keep them so
             shutil.move(stage / "hf" / "videos", stage / "videos")
         shutil.rmtree(stage / "hf")
-        for family in FAMILIES:
+        for family in families_in(bench):
             write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, target / "data"))
         write_text(stage / "utils.py", utils_source())
         write_text(stage / NORMALIZER_FILE, normalizer_source())

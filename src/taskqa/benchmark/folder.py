@@ -22,7 +22,9 @@ from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.questions.generate import GenerationConfig
 from taskqa.questions.records import Question
 
-FAMILIES = ("normal", "indirect")
+# Every split family a build may write, in report order; a folder holds those it could make
+# (``families_in``): builds before the generalisation families, or a set too small for one.
+FAMILIES = ("normal", "indirect", "novel-composition", "more-steps", "held-out-objects")
 MANIFEST = "manifest.json"
 CLIPS = "clips.jsonl"
 OLDER_BUILD = "the folder was built by an older taskqa; build it again with `taskqa build`"
@@ -51,6 +53,11 @@ class VideoClip:
     video: Path
     start_s: float
     end_s: float
+
+
+def families_in(root: Path) -> tuple[str, ...]:
+    """The split families a benchmark folder holds, in ``FAMILIES`` order."""
+    return tuple(f for f in FAMILIES if (root / "splits" / f).is_dir())
 
 
 def parse_split_name(name: str) -> tuple[str, str]:

@@ -55,6 +55,7 @@ FIELD_KEYS = frozenset({"hoi", "action", "action1", "verb", "obj", "task"})
 PREFIX = "grounding: "
 OBJECT_OFF = PREFIX + "object not on screen ({})"
 PERSON_OFF = PREFIX + "person not on screen"
+UNDRAWN = PREFIX + "action not acted out by the renderer ({})"
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class Need:
     entity: str
     action: str | None
     person: bool = False
+    undrawn: bool = False  # the action itself, which the renderer does not act out
 
 
 @dataclass
@@ -74,6 +76,7 @@ class _Reader:
     view: ClipView
     agents: Mapping[str, str]  # action id -> the person doing it
     needs: list[Need] = field(default_factory=list)
+    undrawn: frozenset[str] = frozenset()  # verbs the renderer does not act out
 
     def read(
         self, interval: Interval, paths: Sequence[Conditions], answer: str | None = None
@@ -87,6 +90,8 @@ class _Reader:
         if answer is not None:
             named.append(answer)
         if words and not future:
+            for verb in set(interval.value("verb")) & self.undrawn:
+                self.add(Need(verb, where, undrawn=True))
             named += list(interval.value("obj"))
             if interval.other:
                 self.add(Need(self.agents[interval.id], where, person=True))
@@ -122,11 +127,18 @@ def _tests_fields(path: Conditions) -> bool:
     return False
 
 
-def evidence(program_text: str, view: ClipView, agents: Mapping[str, str]) -> list[Need] | None:
+def evidence(
+    program_text: str,
+    view: ClipView,
+    agents: Mapping[str, str],
+    undrawn: frozenset[str] = frozenset(),
+) -> list[Need] | None:
     """What must be on screen for a question with this program on this clip, in reading order;
-    None when the program has no answer here (it cannot be checked)."""
+    None when the program has no answer here (it cannot be checked). ``undrawn``: verbs the
+    renderer does not act out; an action read by its words with one of them is a need no
+    view meets."""
     program = parse_program(program_text)
-    reader = _Reader(view, agents)
+    reader = _Reader(view, agents, undrawn=undrawn)
     results: list[Value] = []
     provenance: list[dict[str, tuple[Conditions, ...]]] = []
     try:
@@ -153,7 +165,7 @@ def _follow(
     view = reader.view
     for step in conditions(arguments).steps:  # a nested reference reads what its program reads
         if step.value is not None and step.value.startswith("<") and step.value.endswith(">"):
-            for need in evidence(step.value[1:-1], view, reader.agents) or ():
+            for need in evidence(step.value[1:-1], view, reader.agents, reader.undrawn) or ():
                 reader.add(need)
     merged: dict[str, tuple[Conditions, ...]] = {}
     for origin in came:
@@ -175,6 +187,22 @@ def _follow(
         for removed in candidates(view, arguments, inputs):
             if matches(removed, path):
                 reader.read(removed, (*merged.get(removed.id, ()), path))
+        return {}
+    if function == "exist":
+        # "did the person open the fridge?": a yes reads the action where it happens; a no
+        # reads the action the question names where it does happen (done by the other person,
+        # or the person's next, unseen action, whose objects must then be on screen at some
+        # moment of the clip), so the question is about things the viewer sees
+        path = conditions(arguments, view)
+        searched = candidates(view, arguments, inputs)
+        found = [i for i in searched if matches(i, path)] or [
+            i for i in (*view.observed, *view.others, *view.future) if matches(i, path)
+        ]
+        for interval in found:
+            reader.read(interval, (*merged.get(interval.id, ()), path))
+            if interval.future:
+                for name in interval.value("obj"):
+                    reader.add(Need(name, None))
         return {}
     if function in ("query", "verify"):
         subject = inputs[0]
@@ -256,6 +284,8 @@ def unmet(
 ) -> Unmet | None:
     """A question's first need that no view meets at its moments, or None."""
     for need in needs:
+        if need.undrawn:
+            return need, ()
         if need.person and need.entity == asked:
             continue  # the asked person's own view is their eyes
         times = moments.get(need.action) or moments[None]
@@ -267,6 +297,8 @@ def unmet(
 def reason(need: Need) -> str:
     """How a dropped question is counted: ``grounding: object not on screen (<object>)`` or
     ``grounding: person not on screen``."""
+    if need.undrawn:
+        return UNDRAWN.format(need.entity)
     return PERSON_OFF if need.person else OBJECT_OFF.format(need.entity)
 
 
@@ -324,14 +356,16 @@ def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | 
     moments = {clip: clip_moments(view) for clip, view in views.items()}
     judged: list[tuple[str, list[Need] | None]] = []
     times: set[float] = set()
+    undrawn = frozenset(parse_look(look_text, look_file).undrawn_verbs)
     for clip, program in payload["questions"]:
         # a clip the clips file lacks is refused later, when the benchmark's clips are listed
-        needs = evidence(program, views[clip], agents) if clip in views else None
+        needs = evidence(program, views[clip], agents, undrawn) if clip in views else None
         judged.append((clip, needs))
         for need in needs or ():
-            times.update(moments[clip].get(need.action) or moments[clip][None])
-    if not times:
-        return [None] * len(judged), 0
+            if not need.undrawn:
+                times.update(moments[clip].get(need.action) or moments[clip][None])
+    if not times:  # nothing to look for in masks: only actions the renderer does not act out
+        return [_undrawn(needs) for _, needs in judged], 0
     domain = parse_domain(domain_text, domain_file)
     look = parse_look(look_text, look_file)
     shown = {name for v in views.values() for name in shipped_views(recording, v.clip.agent)}
@@ -358,6 +392,10 @@ def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | 
         allowed = [(n, limits.room if n == THIRD else limits.first_person) for n in names]
         found.append(unmet(needs, statistics, moments[clip], asked, allowed))
     return found, len(statistics.times) * len(statistics.views) if fresh else 0
+
+
+def _undrawn(needs: Sequence[Need] | None) -> Unmet | None:
+    return next(((need, ()) for need in needs or () if need.undrawn), None)
 
 
 # --- a whole candidates file -------------------------------------------------------------------

@@ -13,10 +13,12 @@ pass balances answers within **groups**:
 
 Within a group, binary questions are kept as yes/no **pairs** (exactly 50/50), and the open
 answers are cut to a common level ``m`` such that no answer answers more than ``group_share`` of
-the group's kept open questions; a group with too few distinct answers for that (one answer,
-always) loses its questions. No text-only model can then beat 50% on a group's binary
-questions, nor ``group_share`` on its open ones, on the balanced set or on any split that keeps
-whole pairs (see splits.py).
+the group's kept open questions — or, where the question allows only k answers (an attribute's
+values: "was the fridge open or closed ..."), more than 1/k of them, so that a two-valued
+attribute is kept exactly 50/50 rather than dropped; a group with too few distinct answers for
+its share (one answer, always) loses its questions. No text-only model can then beat 50% on a
+group's binary questions, nor the group's share on its open ones, on the balanced set or on
+any split that keeps whole pairs (see splits.py).
 
 The reasoning type's global caps (yes = no, top ``alpha`` open answers at most ``beta``) are kept
 on top: over-represented answers lose their highest-ranked questions, the touched groups are cut
@@ -89,19 +91,23 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
     ranks = [rank(config.seed, identifier) for identifier in candidates.ids]
     codes, names = group_keys(candidates, config.balance_by)
     cells, type_of = _cells(candidates, codes, names, ranks)
-    dropped: Counter[str] = Counter()
+    lost: Counter[tuple[str, str]] = Counter()  # (reasoning type, reason) -> candidates
 
-    pairs = _pairs(cells, type_of, config.min_binary, dropped)
+    pairs = _pairs(cells, type_of, config.min_binary, lost)
+    shares = _shares(cells, candidates.choices, config.group_share)
     kept: dict[str, Rows] = {}
     for key in cells:
         open_rows = {a: rows for a, rows in cells[key].items() if a not in BINARY_ANSWERS}
         if open_rows:
             kept[key] = open_rows
-    before_cap = _size(kept)
+    before = _type_sizes(kept, type_of)
     for key in list(kept):
-        _recap(kept, key, config.group_share)
-    dropped["open: group has too few answers for the share"] += before_cap - _size(kept)
-    dropped["open: reasoning-type cap"] += _settle(kept, type_of, ranks, config)
+        _recap(kept, key, shares[key])
+    before = _count_lost(
+        lost, before, kept, type_of, "open: group has too few answers for the share"
+    )
+    _settle(kept, type_of, ranks, shares, config)
+    before = _count_lost(lost, before, kept, type_of, "open: reasoning-type cap")
 
     binary_available = 2 * sum(len(p) for p in pairs.values())
     open_available = _size(kept)
@@ -113,8 +119,8 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
         sizes: dict[str, int] = defaultdict(int)
         for key, answers in kept.items():
             sizes[type_of[key]] += sum(map(len, answers.values()))
-        kept = _sample_to(kept, type_of, ranks, share(sizes, open_wanted), config)
-        dropped["open: binary : open ratio and target"] += open_available - _size(kept)
+        kept = _sample_to(kept, type_of, ranks, share(sizes, open_wanted), shares, config)
+        _count_lost(lost, before, kept, type_of, "open: binary : open ratio and target")
     open_total = _size(kept)
     pair_counts = share(
         {t: len(p) for t, p in pairs.items()}, open_total // config.open_per_binary // 2
@@ -122,7 +128,7 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
     partners: dict[int, int] = {}
     for kind, type_pairs in pairs.items():
         chosen = sorted(type_pairs, key=lambda pair: ranks[pair[0]])[: pair_counts.get(kind, 0)]
-        dropped["binary: binary : open ratio and target"] += 2 * (len(type_pairs) - len(chosen))
+        lost[kind, "binary: binary : open ratio and target"] += 2 * (len(type_pairs) - len(chosen))
         for yes, no in chosen:
             partners[yes], partners[no] = no, yes
 
@@ -134,8 +140,9 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
         _distribution(candidates, range(len(candidates))),
         _distribution(candidates, kept_rows),
         partners,
-        {reason: n for reason, n in sorted(dropped.items()) if n},
+        _by_reason(lost),
         len({codes[row] for row in kept_rows}),
+        _by_type(lost),
     )
 
 
@@ -175,7 +182,7 @@ def _pairs(
     cells: Mapping[str, Rows],
     type_of: Mapping[str, str],
     min_binary: int,
-    dropped: Counter[str],
+    lost: Counter[tuple[str, str]],
 ) -> dict[str, list[tuple[int, int]]]:
     """Each group's yes and no questions zipped in rank order: exactly 50/50 in every group."""
     binary_per_type: Counter[str] = Counter()
@@ -187,17 +194,65 @@ def _pairs(
         if not yes and not no:
             continue
         if binary_per_type[type_of[key]] < min_binary:
-            dropped["binary: reasoning type below min_binary"] += len(yes) + len(no)
+            lost[type_of[key], "binary: reasoning type below min_binary"] += len(yes) + len(no)
             continue
         count = min(len(yes), len(no))
         reason = "binary: group has one answer" if count == 0 else "binary: majority cut"
-        dropped[reason] += len(yes) + len(no) - 2 * count
+        lost[type_of[key], reason] += len(yes) + len(no) - 2 * count
         pairs[type_of[key]] += zip(yes[:count], no[:count], strict=True)
     return dict(pairs)
 
 
+def _type_sizes(kept: Mapping[str, Rows], type_of: Mapping[str, str]) -> Counter[str]:
+    sizes: Counter[str] = Counter()
+    for key, answers in kept.items():
+        sizes[type_of[key]] += sum(map(len, answers.values()))
+    return sizes
+
+
+def _count_lost(
+    lost: Counter[tuple[str, str]],
+    before: Counter[str],
+    kept: Mapping[str, Rows],
+    type_of: Mapping[str, str],
+    reason: str,
+) -> Counter[str]:
+    """Charge each type's open questions lost since ``before`` to ``reason``; the sizes now."""
+    now = _type_sizes(kept, type_of)
+    for kind, size in before.items():
+        lost[kind, reason] += size - now[kind]
+    return now
+
+
+def _by_reason(lost: Counter[tuple[str, str]]) -> dict[str, int]:
+    totals: Counter[str] = Counter()
+    for (_, reason), count in lost.items():
+        totals[reason] += count
+    return {reason: n for reason, n in sorted(totals.items()) if n}
+
+
+def _by_type(lost: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    per_type: dict[str, dict[str, int]] = defaultdict(dict)
+    for (kind, reason), count in sorted(lost.items()):
+        if count:
+            per_type[kind][reason] = count
+    return dict(per_type)
+
+
 def _size(kept: Mapping[str, Rows]) -> int:
     return sum(len(rows) for answers in kept.values() for rows in answers.values())
+
+
+def _shares(
+    cells: Mapping[str, Rows], choices: Sequence[int], group_share: float
+) -> dict[str, float]:
+    """The most one answer may answer of each group's open questions: ``group_share``, or 1/k
+    where the group's questions allow only k answers (one template and text: one attribute)."""
+    shares = {}
+    for key, answers in cells.items():
+        allowed = max((choices[rows[0]] for rows in answers.values()), default=0)
+        shares[key] = max(group_share, 1 / allowed) if allowed >= 2 else group_share
+    return shares
 
 
 def _recap(kept: dict[str, Rows], key: str, group_share: float) -> None:
@@ -212,7 +267,11 @@ def _recap(kept: dict[str, Rows], key: str, group_share: float) -> None:
 
 
 def _settle(
-    kept: dict[str, Rows], type_of: Mapping[str, str], ranks: Sequence[int], config: BalanceConfig
+    kept: dict[str, Rows],
+    type_of: Mapping[str, str],
+    ranks: Sequence[int],
+    shares: Mapping[str, float],
+    config: BalanceConfig,
 ) -> int:
     """Apply the type caps and group shares until both hold; return how many questions left."""
     start = _size(kept)
@@ -238,7 +297,7 @@ def _settle(
         for key in sorted(touched):
             for answer in [a for a, rows in kept[key].items() if not rows]:
                 del kept[key][answer]
-            _recap(kept, key, config.group_share)
+            _recap(kept, key, shares[key])
 
 
 def _sample_to(
@@ -246,6 +305,7 @@ def _sample_to(
     type_of: Mapping[str, str],
     ranks: Sequence[int],
     quotas: Mapping[str, int],
+    shares: Mapping[str, float],
     config: BalanceConfig,
 ) -> dict[str, Rows]:
     """The open questions cut to at most ``quotas`` per type, with every cap settled.
@@ -269,8 +329,8 @@ def _sample_to(
             for kind in pending
             for key in keys_of[kind]
         }
-        _sample(trial, type_of, {kind: asked[kind] for kind in pending}, config)
-        _settle(trial, type_of, ranks, config)
+        _sample(trial, type_of, {kind: asked[kind] for kind in pending}, shares, config)
+        _settle(trial, type_of, ranks, shares, config)
         result: dict[str, dict[str, Rows]] = defaultdict(dict)
         for key, answers in trial.items():
             result[type_of[key]][key] = answers
@@ -296,11 +356,12 @@ def _sample(
     kept: dict[str, Rows],
     type_of: Mapping[str, str],
     quotas: Mapping[str, int],
+    shares: Mapping[str, float],
     config: BalanceConfig,
 ) -> None:
     """Cut each type's open questions to its quota, keeping every group's share.
 
-    A group that would keep at least ``2 / group_share`` questions is cut in proportion (its
+    A group that would keep at least ``2 / share`` questions (its share) is cut in proportion (its
     answers in proportion to their counts, by largest remainders) and re-capped; smaller groups
     could not survive a cut, so they are kept whole or dropped whole, first fit in seeded order,
     into what the large groups leave of the quota.
@@ -315,7 +376,7 @@ def _sample(
         small = []
         for key in keys:
             wanted = int(sizes[key] * fraction)
-            if wanted < 2 / config.group_share:
+            if wanted < 2 / shares[key]:
                 small.append(key)
                 continue
             counts = share({a: len(rows) for a, rows in kept[key].items()}, wanted)
@@ -323,7 +384,7 @@ def _sample(
                 del kept[key][answer][count:]
             for answer in [a for a, rows in kept[key].items() if not rows]:
                 del kept[key][answer]
-            _recap(kept, key, config.group_share)
+            _recap(kept, key, shares[key])
             left -= sum(map(len, kept[key].values())) if key in kept else 0
         for key in sorted(small, key=lambda k: (rank(config.seed, k), k)):
             if sizes[key] <= left:

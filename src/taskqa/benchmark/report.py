@@ -93,28 +93,48 @@ def build_report(
             Paragraph(f"{balancing.get('groups', 0):,} balancing groups keep questions."),
             Table(["reason", "candidates"], [[r, n] for r, n in balancing["dropped"].items()]),
         )
+    halved = _halved_types(before, balancing.get("lost_by_type") or {})
+    if halved:
+        report.add(
+            Heading("Reasoning types balancing more than halved", level=3),
+            Paragraph(
+                "Every reasoning type that kept less than half of its candidates (after the "
+                "grounding check), with the steps that dropped them, largest first. 'group has "
+                "one answer': every question of a text answers alike, so no text-blind model "
+                "could be kept from guessing it; 'too few answers for the share': a text has "
+                "fewer distinct answers than its share allows (five for open vocabularies)."
+            ),
+            Table(["reasoning type", "candidates", "kept", "dropped by"], halved),
+        )
     report.add(
         Heading("Splits"),
         _split_table(splits, diagnostics),
         Heading("Shortcut diagnostics (test splits)"),
         Paragraph(
             "Blind baselines that never see a video. Most likely: the most frequent train answer "
-            "of the question's reasoning type. The three text baselines differ in what they "
+            "of the question's reasoning type. Chance: 1/k of the k answers each question allows "
+            "(yes/no, an attribute's values; else the distinct answers of its template), "
+            "averaged; a blind model is judged against the larger of most likely and chance. "
+            "The three text baselines differ in what they "
             "learn from the words: "
             + "; ".join(f"{name}: {text}" for name, text in TEXT_BASELINES.items())
             + ". Accuracies in %."
         ),
         _baseline_table(diagnostics),
         Paragraph(INDIRECT_NOTE),
+        *_generalisation_section(diagnostics),
     )
     for family, result in diagnostics.items():
+        if "baselines" not in result:
+            continue  # a family this set could not make (its info says why)
         rows = result.get("templates", [])
         flagged = [r for r in rows if r["flagged"]]
         report.add(
             Heading(f"Per template, {family} test split", level=3),
             Paragraph(
                 f"{len(flagged)} of {len(rows)} templates have a text classifier more than "
-                f"{FLAG_POINTS:.0f} points above most likely on at least {FLAG_QUESTIONS} test "
+                f"{FLAG_POINTS:.0f} points above the larger of most likely and chance on at least "
+                f"{FLAG_QUESTIONS} test "
                 "questions (flagged): there the text gives the answer away."
                 + ("" if family == "normal" else " Only flagged templates are listed.")
             ),
@@ -144,8 +164,24 @@ def _grounding_section(grounding: Mapping[str, Any]) -> list[Paragraph | Table]:
     return [Paragraph(text), Table(["reason", "candidates dropped"], rows)]
 
 
+def _halved_types(
+    before: Distribution, lost: Mapping[str, Mapping[str, int]]
+) -> list[list[str | int | float | None]]:
+    rows: list[list[str | int | float | None]] = []
+    for kind in sorted(before, key=lambda t: (-sum(before[t].values()), t)):
+        total = sum(before[kind].values())
+        reasons = lost.get(kind, {})
+        dropped = sum(reasons.values())
+        if not total or dropped * 2 <= total:
+            continue
+        steps = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+        said = "; ".join(f"{reason} ({count:,})" for reason, count in steps)
+        rows.append([type_label(kind), total, total - dropped, said])
+    return rows
+
+
 def _template_table(rows: Sequence[Mapping[str, Any]]) -> Table:
-    names = ["most likely", "question text", "text classifier"]
+    names = ["most likely", "chance", "question text", "text classifier"]
     return Table(
         ["template", "questions", *names, "lead", "flag"],
         [
@@ -276,6 +312,37 @@ def _distribution_figure(distribution: Distribution, kinds: Sequence[str], title
     return figure
 
 
+def _generalisation_section(diagnostics: Mapping[str, Any]) -> list[Paragraph]:
+    """What each generalisation family held out (docs/balancing.md, "Generalisation splits")."""
+    said = []
+    for family, result in diagnostics.items():
+        info = result.get("info")
+        if not info:
+            continue
+        if "skipped" in info:
+            said.append(f"{family}: not made ({info['skipped']}).")
+        elif "k" in info:
+            said.append(
+                f"{family}: train and val ask programs of at most {info['k']} steps, "
+                "test longer ones."
+            )
+        elif "held_out_pairs" in info:
+            examples = ", ".join(info.get("examples", [])[:6])
+            said.append(
+                f"{family}: {info['held_out_pairs']} concept pairs held out of train "
+                f"(for example {examples})."
+            )
+        elif "held_out_objects" in info:
+            said.append(
+                f"{family}: recordings with {', '.join(info['held_out_objects'])} are in val and "
+                f"test only; {info.get('pairs_parted', 0)} yes/no pairs whose halves fell apart "
+                "were left out."
+            )
+    if not said:
+        return []
+    return [Paragraph("Generalisation split families. " + " ".join(said))]
+
+
 def _split_table(splits: Mapping[str, Mapping[str, int]], diagnostics: Mapping[str, Any]) -> Table:
     rows = []
     for family, sizes in splits.items():
@@ -297,6 +364,9 @@ def _split_table(splits: Mapping[str, Mapping[str, int]], diagnostics: Mapping[s
 def _baseline_table(diagnostics: Mapping[str, Any]) -> Table:
     rows: list[list[str | int | float | None]] = []
     for family, result in diagnostics.items():
-        for name, scores in result["baselines"].items():
+        for name, scores in result.get("baselines", {}).items():
             rows.append([f"{family}: {name}", scores["all"], scores["binary"], scores["open"]])
+        if "chance" in result:  # builds before the chance reference have none
+            scores = result["chance"]
+            rows.append([f"{family}: chance", scores["all"], scores["binary"], scores["open"]])
     return Table(["baseline", "all", "binary", "open"], rows)

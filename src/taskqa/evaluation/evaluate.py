@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from taskqa import __version__
 from taskqa.answers import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
+from taskqa.benchmark.diagnostics import chance_values
 from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.baselines.most_likely import most_likely_predictions
 from taskqa.evaluation.metrics import (
@@ -73,6 +74,9 @@ class Evaluation:
     config: BootstrapConfig
     runs: list[ModelRun]
     comparisons: list[Comparison]
+    # each question's chance of a guess being right (1/k of the answers it allows; see
+    # taskqa.benchmark.diagnostics.chance_values): the reference a blind model is judged by
+    chance: NDArray[np.float64] | None = None
 
 
 def model_names(paths: list[Path], names: list[str] | None) -> list[str]:
@@ -177,7 +181,14 @@ def evaluate(
         for i, a in enumerate(runs)
         for b in runs[i + 1 :]
     ]
-    return Evaluation(benchmark, split, table, config, runs, comparisons)
+    chance = np.asarray(
+        chance_values(
+            [q.question.model_dump() for q in benchmark.questions(family, "train")],
+            [q.question.model_dump() for q in questions],
+        ),
+        dtype=np.float64,
+    )
+    return Evaluation(benchmark, split, table, config, runs, comparisons, chance)
 
 
 def mismatch(
@@ -291,6 +302,26 @@ def results_json(evaluation: Evaluation) -> dict[str, Any]:
         },
         "models": [_model_json(run, table) for run in evaluation.runs],
         "comparisons": [_comparison_json(c) for c in evaluation.comparisons],
+        "chance": _chance_json(evaluation),
+    }
+
+
+def _chance_json(evaluation: Evaluation) -> dict[str, dict[str, float | None]]:
+    """Mean chance per breakdown group (a fraction, like accuracies): 1/k of the answers each
+    question allows, averaged; a blind model is judged against the larger of this and most
+    likely (docs/balancing.md, "Diagnostics")."""
+    table, chance = evaluation.table, evaluation.chance
+    if chance is None or not len(chance):
+        return {}
+    groups = sum(len(b.groups) for b in table.breakdowns)
+    sums = np.bincount(table.pair_groups, weights=chance[table.pair_questions], minlength=groups)
+    counts = np.bincount(table.pair_groups, minlength=groups)
+    return {
+        breakdown.name: {
+            group: _number(sums[i] / counts[i]) if counts[i] else None
+            for i, group in enumerate(breakdown.groups, start=breakdown.offset)
+        }
+        for breakdown in table.breakdowns
     }
 
 

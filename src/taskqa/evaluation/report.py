@@ -66,7 +66,7 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
         ),  # fmt: skip
         *_sampled_note(sampled, bench["questions"]),
         Heading("Accuracy by category"),
-        _grid(models, names),
+        _grid(models, names, results.get("chance")),
         Paragraph(
             "Open/Binary are given under both readings, because EgoTaskQA's code never defined "
             "them: *by structure* (open = query, binary = verify questions) and *by answer* "
@@ -154,15 +154,23 @@ def _caption(evaluation: Evaluation, name: str) -> str:
     return f"{label} (bars: accuracy; whiskers: 95% clip-bootstrap interval)"
 
 
-def _grid(models: list[dict[str, Any]], names: list[str]) -> Table:
+def _grid(
+    models: list[dict[str, Any]], names: list[str], chance: dict[str, Any] | None = None
+) -> Table:
+    """Accuracy per category, with the chance reference (1/k of the answers each question
+    allows, averaged) beside the models where the results have it."""
+    chance = chance or {}
     rows: list[list[str | float | int | None]] = []
     for breakdown, label in GRID:
         groups = models[0]["breakdowns"].get(breakdown, {})
         for group in groups:
             row: list[str | float | int | None] = [f"{label}: {group}", groups[group]["questions"]]
+            if chance:
+                row.append(_percent(chance.get(breakdown, {}).get(group)))
             row += [_percent(m["breakdowns"][breakdown][group]["accuracy"]) for m in models]
             rows.append(row)
-    return Table(["category", "questions", *names], rows, caption="Accuracy (%)")
+    headers = ["category", "questions", *(["chance"] if chance else []), *names]
+    return Table(headers, rows, caption="Accuracy (%)")
 
 
 def _intervals(models: list[dict[str, Any]], names: list[str], boot: dict[str, Any]) -> Table:

@@ -27,9 +27,11 @@ FUNCTIONS: frozenset[str] = frozenset(
         "pred",
         "counterfactual",
         "depend",
+        "exist",
     }
 )
-"""The nine EgoTaskQA operators; validation accepts others only when passed ``functions=``."""
+"""The nine EgoTaskQA operators and CLEVR's/AGQA's ``exist`` (a yes/no "did it happen", which
+``filter`` cannot answer "no" to); validation accepts others only when passed ``functions=``."""
 
 Argument = str | tuple[str, ...]
 """A bare token (``video``, ``obj$``, ``action@{a}``) or a list of tokens (``[k1, k2]``)."""

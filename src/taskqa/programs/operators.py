@@ -1,4 +1,4 @@
-"""The nine operators, one small handler each, registered by name.
+"""The nine operators (and ``exist``), one small handler each, registered by name.
 
 A handler receives the clip view, the node's literal arguments and the results of its input
 nodes, and returns intervals, one interval or an answer string. When a step cannot be carried
@@ -26,7 +26,9 @@ from taskqa.programs.syntax import parse_program, unquote
 Value = tuple[Interval, ...] | Interval | str
 Handler = Callable[[ClipView, Sequence[Argument], Sequence[Value]], Value]
 HANDLERS: dict[str, Handler] = {}
-SCOPES = ("video", "all", "future")
+# ``other_video``: every action of the other person in the clip (``others`` in a filter keeps
+# only those overlapping its input, which misses one done while the person stands idle)
+SCOPES = ("video", "all", "future", "other_video")
 
 
 class Unanswerable(Exception):
@@ -205,7 +207,12 @@ def _scope(view: ClipView, arguments: Sequence[Argument]) -> tuple[Interval, ...
     name = _scope_name(tuple(arguments))
     if name is None:
         return None
-    return {"video": view.video, "all": view.everything, "future": view.future}[name]
+    return {
+        "video": view.video,
+        "all": view.everything,
+        "future": view.future,
+        "other_video": view.others,
+    }[name]
 
 
 @lru_cache(maxsize=65536)
@@ -349,6 +356,21 @@ def _counterfactual(
     if not later:
         raise Unanswerable("nothing happens after the removed action")
     return later
+
+
+# --- beyond EgoTaskQA's nine ------------------------------------------------------------------
+@operator("exist")
+def _exist(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    """Whether any interval of the input (else the scope, else the video) meets the conditions:
+    CLEVR's and AGQA's ``exist``. ``filter`` cannot say "no" (it finds nothing and the question
+    has no answer), so "did the person open the fridge?" needs its own operator."""
+    pool = candidates(view, arguments, inputs)
+    if not pool:
+        # "did the other person open the fridge?" where the other person does nothing in the
+        # clip (or there is none): a "no" would answer a question about no one
+        raise Unanswerable("no actions to look in")
+    path = conditions(arguments, view)
+    return "yes" if any(matches(i, path) for i in pool) else "no"
 
 
 @operator("depend")

@@ -11,8 +11,9 @@ accepted as answers (``answer_aliases``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from taskqa.model.attributes import ATTRIBUTE_VALUES, Attribute
 from taskqa.programs.executor import result
 from taskqa.programs.graph import Program
 from taskqa.programs.records import ClipView
@@ -27,15 +28,20 @@ def answer(
     view: ClipView,
     speaker: Speaker | None = None,
     attempted: frozenset[str] = frozenset(),
+    form: str = "base",
 ) -> str | None:
     """The program's answer on this clip: a string, or None when it has none.
 
     Said as questions say it (see the module), so stored answers, ``taskqa check`` and the
     oracle agree; ``attempted`` are the clip's action texts that were only tried
-    (``attempted_actions``).
+    (``attempted_actions``); ``form`` ``to`` says an action answer as a purpose ("to put the
+    egg in the microwave"), as why-questions are answered.
     """
     raw = result(program, view)
-    return None if raw is None else spoken_answer(program, raw, speaker, attempted)
+    if raw is None:
+        return None
+    said = spoken_answer(program, raw, speaker, attempted)
+    return f"to {said}" if form == "to" and said not in ("yes", "no") else said
 
 
 def spoken_answer(
@@ -59,6 +65,24 @@ def spoken_answer(
     if "task$" in arguments:
         return speaker.task(raw)
     return raw
+
+
+def answer_choices(root_arguments: Sequence[str], binary: bool) -> list[str]:
+    """The few answers a question allows, in the answer vocabulary's words: ``yes``/``no`` for
+    a yes/no question, an attribute's values for one that asks a named attribute's value ("was
+    the fridge open or closed ...": ``open``, ``closed``); empty where the answers are an open
+    vocabulary (actions, objects, tasks). Balancing keeps a text group of k choices at 1/k per
+    answer, and chance on such a question is 1/k."""
+    if binary:
+        return ["no", "yes"]
+    if not VALUE_KEYS.intersection(root_arguments):
+        return []
+    for argument in root_arguments:
+        key, _, value = argument.partition("@")
+        if key == "attribute" and value.strip("'") in ATTRIBUTE_VALUES:
+            values = ATTRIBUTE_VALUES[Attribute(value.strip("'"))]
+            return sorted({spoken_value(v) for v in values})
+    return []  # the attribute is not named (a desired state of any attribute)
 
 
 def attempted_actions(view: ClipView, outcome_of: Mapping[str, str]) -> frozenset[str]:

@@ -86,7 +86,7 @@ def check_questions(
             problems.append(
                 Problem.at(questions, [index, "program_graph"], "differs from the one-line program")
             )
-        found = answer(program, view, speaker, attempted[question.clip])
+        found = answer(program, view, speaker, attempted[question.clip], question.answer_form)
         if found != question.answer:
             problems.append(
                 Problem.at(

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from taskqa.model import Recording, Source
 from taskqa.programs.clips import ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.answers import attempted_actions, spoken_answer
+from taskqa.questions.answers import answer_choices, attempted_actions, spoken_answer
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text
@@ -36,7 +36,7 @@ from taskqa.questions.records import Question
 from taskqa.questions.schemas import SchemaKnowledge
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 from taskqa.questions.wellposed import FIXED, Rules
-from taskqa.questions.words import words
+from taskqa.questions.words import Unsayable, words
 from taskqa.simulation.config import derive_seed
 from taskqa.simulation.corpus import load_corpus_domain
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
@@ -159,12 +159,23 @@ def questions_for_recording(
         first_of_clip = len(questions)
         view = build_view(recording, clip, structure, verb_templates)
         attempted = attempted_actions(view, outcome_of)
+        unclear = _tried_not_done(view, outcome_of, attempted)
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
             for instance in engine.instances(view, space, memo, said.rules.fixed):
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
+                    continue
+                if engine.template.objects == "carried" and _names_fixture(
+                    engine.template, instance, said.domain
+                ):
+                    rejected[FIXTURE] += 1
+                    continue
+                if engine.template.program.startswith("exist(") and any(
+                    instance.values[name] in unclear for name in engine.action_params
+                ):
+                    rejected[TRIED_NOT_DONE] += 1
                     continue
                 owner = (
                     nested_value(view, engine.object_reference) if engine.object_reference else None
@@ -178,25 +189,32 @@ def questions_for_recording(
                 )
                 if reason is None and _restates(instance, engine.template):
                     reason = RESTATES
+                if reason is None and _opens_what_is_named(instance, engine.template):
+                    reason = OPENS_NAMED
                 if reason is not None:
                     rejected[reason] += 1
                     continue
                 level, shown = _hide_objects(
                     engine, variants, instance, view, space, memo, rejected
                 )
-                question = _question(
-                    recording.id,
-                    clip.id,
-                    clip.agent,
-                    variants.get(level, engine),
-                    instance,
-                    shown,
-                    level,
-                    config,
-                    said.speaker,
-                    people,
-                    attempted,
-                )
+                try:
+                    question = _question(
+                        recording.id,
+                        clip.id,
+                        clip.agent,
+                        variants.get(level, engine),
+                        instance,
+                        shown,
+                        level,
+                        config,
+                        said.speaker,
+                        people,
+                        attempted,
+                        _direct_form(clip.id, engine.template, instance, owner),
+                    )
+                except Unsayable:
+                    rejected[UNSAYABLE] += 1
+                    continue
                 if question is None:
                     rejected["answer in question"] += 1
                 else:
@@ -206,6 +224,54 @@ def questions_for_recording(
     for reason in after:
         rejected[reason] += after[reason] - before[reason]
     return questions
+
+
+TRIED_NOT_DONE = "existence of an action only tried in the clip"
+OPENS_NAMED = "answer opens, closes or switches what the question names"
+UNSAYABLE = "no words for a value or an attribute (english.yaml)"
+
+
+FIXTURE = "a fixture asked about as a thing carried"
+
+
+def _names_fixture(template: Template, instance: Instance, domain: Domain | None) -> bool:
+    if domain is None:
+        return False
+    objects = domain.spec.objects
+    return any(
+        instance.values[name] in objects and objects[instance.values[name]].fixture
+        for name, kind in template.params.items()
+        if kind is ParamType.OBJECT and name in instance.values
+    )
+
+
+def _tried_not_done(
+    view: ClipView, outcome_of: Mapping[str, str], attempted: frozenset[str]
+) -> frozenset[str]:
+    """Action texts someone in the clip only tried (failed or partly done) although the text is
+    not said as an attempt (someone else, or a later unseen action, did it in full): "did the
+    person open the jar?" would be "yes" by the words and "no" by the video, so no existence
+    question names them. A text tried and then done in the clip is left out too, to be safe."""
+    tried = {
+        text
+        for interval in (*view.observed, *view.others)
+        if outcome_of.get(interval.id, "done") != "done"
+        for text in interval.value("hoi")
+    }
+    return frozenset(tried - attempted)
+
+
+def _direct_form(
+    clip: str, template: Template, instance: Instance, owner: str | None
+) -> str | None:
+    """The id the question would have with its object reference said directly: the variant
+    ``<template>/<reference>-<param>`` of ``<template>``, with ``<param>`` the object the
+    reference comes to on this clip (indirect.py names variants so)."""
+    if owner is None or template.reference != "indirect" or "/" not in template.id:
+        return None
+    base, _, variant = template.id.rpartition("/")
+    name = variant.rpartition("-")[2]
+    return question_id(clip, base, {**instance.values, name: owner})
 
 
 def _engine_counts(engines: Engines) -> dict[str, int]:
@@ -233,7 +299,9 @@ def _engines(templates: tuple[Template, ...], obfuscation: int) -> Engines:
 def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
     """Engines for the template with action references matched on hidden objects, by level."""
     actions = [n for n, kind in template.params.items() if kind in ACTION_PARAMS]
-    if not actions:
+    if not actions or template.program.startswith("exist("):
+        # "did the person get something from the fridge?" asks about any such action, not the
+        # one meant: an existence question names its action in full
         return {}
     variants: dict[int, Instantiator] = {}
     for level in range(most, 0, -1):
@@ -297,10 +365,14 @@ def _question(
     speaker: Speaker,
     people: int,
     attempted: frozenset[str] = frozenset(),
+    direct_equiv: str | None = None,
 ) -> Question | None:
     template = engine.template
     identifier = question_id(clip, template.id, dict(instance.values))
-    variant = derive_seed(config.seed, identifier) % len(template.texts)
+    # one wording per template and shown parameters, not per clip: balancing pairs answers
+    # within one exact text, so a text chosen per clip would split every group in two
+    wording = "\x1f".join(f"{k}={v}" for k, v in sorted(shown.items()))
+    variant = derive_seed(config.seed, template.id, wording) % len(template.texts)
     attempts = frozenset(
         name
         for name, kind in template.params.items()
@@ -312,6 +384,12 @@ def _question(
     ):
         return None  # the question would give its answer away
     answer = spoken_answer(engine.program, instance.answer, speaker, attempted)
+    aliases = [instance.answer] if instance.answer != answer else []
+    if template.answer_form == "to" and answer not in ("yes", "no"):
+        # "why did the person get the egg?" -> "to put the egg in the microwave"; the bare
+        # action stays a right answer
+        answer, aliases = f"to {answer}", [answer, *aliases]
+    graph = engine.filled_graph(shown)
     return Question.model_construct(
         id=identifier,
         recording=recording,
@@ -320,11 +398,13 @@ def _question(
         template=template.id,
         question=text,
         program=engine.filled_text(shown),
-        program_graph=engine.filled_graph(shown),
+        program_graph=graph,
         answer=answer,
         # the world's own form ("put kettle to counter") is still a right answer
-        answer_aliases=[instance.answer] if instance.answer != answer else [],
+        answer_aliases=aliases,
         answer_kind="binary" if answer in ("yes", "no") else "open",
+        answer_form=template.answer_form,
+        answer_choices=answer_choices(graph[-1]["arguments"], answer in ("yes", "no")),
         types=list(template.types),
         scopes=list(template.scopes),
         semantic=template.semantic,
@@ -333,6 +413,7 @@ def _question(
         steps=engine.steps,
         obfuscation=level,
         params=shown,
+        direct_equiv=direct_equiv,
     )
 
 
@@ -376,6 +457,24 @@ def _restates(instance: Instance, template: Template) -> bool:
         for name, kind in template.params.items()
         if kind is ParamType.VALUE
     )
+
+
+def _opens_what_is_named(instance: Instance, template: Template) -> bool:
+    """The answer only opens, closes or switches a thing the question's action names ("what
+    did the person do just before they got something from the drawer?" -> "open the drawer"):
+    common sense gives it without the video, as a review from the frames found."""
+    if not template.program.startswith("query(hoi$"):
+        return False
+    answer = parse_action_text(instance.answer)
+    if not any(answer.verb in verbs for verbs in words().value_verbs.values()):
+        return False
+    named = {
+        o
+        for name, kind in template.params.items()
+        if kind in ACTION_PARAMS
+        for o in parse_action_text(instance.values[name]).objects()
+    }
+    return bool(named) and set(answer.objects()) <= named
 
 
 def _mentions(text: str, answer: str) -> bool:

@@ -12,10 +12,10 @@ Texts keep their grammar by saying the reference with *do*: ``{a}`` becomes "doe
 action", ``{a:past}`` "did …", ``{a:ing}`` "doing …", ``{a:base}`` "do …", ``{a:pp}`` "done …";
 ``{a:np}`` is the reference alone ("what task was the first action part of?").
 
-Where a template names an object ``{o}`` only through ``obj@{o}`` keys, variants refer to it as
-"the only thing they changed" (when one shown action changes something), or "the first / last
-thing they changed". The key then holds a nested program, ``obj@<query(change, obj$,
-iterate_until(forward, filter(change, video)))>``, which the executor runs on the clip.
+Where a template names an object ``{o}`` only through ``obj@{o}`` keys (and no action), variants
+refer to it by what was done to it: "the first / last thing they opened" (turned on, filled,
+cut). The key then holds a nested program, ``obj@<query(change, obj$, iterate_until(forward,
+filter(change, attribute@openness, after@open, video)))>``, which the executor runs on the clip.
 
 Only one-step references are made, as in the paper: a template gets either one action or one
 object reference, never both.
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from taskqa.questions.template import ParamType, Template
+from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
 # A review from the clips' frames found every question that said "did the first / last action"
 # in place of an action not ok (a meta-reference a viewer must resolve, in words no one uses):
@@ -56,19 +56,20 @@ DO = {None: "does", "ing": "doing", "base": "do", "pp": "done", "past": "did", "
 # "they" (the person), not "in the video": the nested program reads the person's own actions
 # only, and in a two-person clip the other person's changes would give the words a second
 # reading; where the question names the other person too, "they" is said "the person".
+#
+# The reference says what was done to the thing ("the last thing they opened"): a review from the
+# frames found "the last thing they changed" vague, since a viewer cannot tell whether moving or
+# picking up a thing counts as changing it. One pair per common kind of change.
+_DONE = {"opened": ("openness", "open"), "turned on": ("poweredness", "on"),
+         "filled": ("emptiness", "full"), "cut": ("shape", "part")}  # fmt: skip
 OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
-    "changed": (
-        "query(change, obj$, only(filter(change, video)))",
-        "the only thing they changed",
-    ),
-    "first-changed": (
-        "query(change, obj$, iterate_until(forward, filter(change, video)))",
-        "the first thing they changed",
-    ),
-    "last-changed": (
-        "query(change, obj$, iterate_until(backward, filter(change, video)))",
-        "the last thing they changed",
-    ),
+    f"{order}-{said.replace(' ', '-')}": (
+        f"query(change, obj$, iterate_until({direction}, filter(change, attribute@{attribute}, "
+        f"after@{value}, video)))",
+        f"the {order} thing they {said}",
+    )
+    for said, (attribute, value) in _DONE.items()
+    for order, direction in (("first", "forward"), ("last", "backward"))
 }
 THING_REFERENCES = OBJECT_REFERENCES
 
@@ -106,14 +107,27 @@ def _object_variants(template: Template, references: References) -> Iterator[Tem
             continue  # the object is used other than as a key value
         if f"filter(change, {key}" in template.program:
             continue  # "which action changed the last thing they changed" would be circular
+        if "explanatory" in template.types:
+            # "why did the person change whether the first thing they opened was open?"
+            # answers itself: the reference already says what was done and so why it was
+            continue
+        if any(kind in ACTION_PARAMS for kind in template.params.values()):
+            # "after the person got the milk, what did they do with the last thing they
+            # changed?": the reference and the action are two steps (the paper makes one),
+            # and a review from the frames found every such question vague
+            continue
         for reference, (program, phrase) in references.items():
+            texts = [_name_object(text, name, phrase) for text in template.texts]
+            said = tuple(text for text in texts if text is not None)
+            if not said:
+                continue
             yield template.model_copy(
                 update={
                     "id": f"{template.id}/{reference}-{name}",
                     "program": template.program.replace(key, f"obj@<{program}>"),
                     "presupposes": template.presupposes
                     and template.presupposes.replace(key, f"obj@<{program}>"),
-                    "texts": tuple(_name_object(text, name, phrase) for text in template.texts),
+                    "texts": said,
                     "params": {k: v for k, v in template.params.items() if k != name},
                     "reference": "indirect",
                 }
@@ -150,11 +164,26 @@ def _action_variants(template: Template, references: References) -> Iterator[Tem
             )
 
 
-def _name_object(text: str, name: str, phrase: str) -> str:
+def _name_object(text: str, name: str, phrase: str) -> str | None:
+    """``text`` with the object slot said as ``phrase`` ("the last thing they changed"); None
+    where that would put "they" before the person it stands for and the person is then named
+    as a subject ("what about the last thing they changed will the person do?")."""
     # "{o}'s {f}" cannot take a long phrase ("the first object ... in the video's openness")
     possessive = r"\{" + re.escape(name) + r"\}'s (\{[a-z]+[0-9]*\})"
     text = re.sub(possessive, rf"the \1 of {phrase}", text)
-    return text.replace(f"{{{name}}}", phrase)
+    slot = text.find(f"{{{name}}}")
+    person = _PERSON.search(text)
+    if slot < 0 or person is None or person.start() < slot:
+        return text.replace(f"{{{name}}}", phrase)
+    # the reference comes first: it names the person, and the later mention becomes "their"
+    if not person.group(0).endswith("'s"):
+        return None
+    named = phrase.replace("they", "the person")
+    text = text[: person.start()] + "their" + text[person.end() :]
+    return text.replace(f"{{{name}}}", named)
+
+
+_PERSON = re.compile(r"\bthe person(?:'s)?(?! \{)", re.IGNORECASE)
 
 
 def _fresh_name(template: Template) -> str:

@@ -66,6 +66,9 @@ class SampleSpace:
             ParamType.OTHER_ACTION: self.other_actions,
             ParamType.FUTURE_ACTION: self.future_actions,
             ParamType.ANY_ACTION: _unique((*self.actions, *self.future_actions)),
+            ParamType.CLIP_ACTION: _unique(
+                (*self.actions, *self.other_actions, *self.future_actions)
+            ),
             ParamType.OBJECT: self.objects,
             ParamType.ATTRIBUTE: self.attributes,
             ParamType.MOMENT: MOMENTS,

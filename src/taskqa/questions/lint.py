@@ -17,12 +17,12 @@ from collections.abc import Iterator, Sequence
 from taskqa.problems import Location, Problem
 from taskqa.programs import FUNCTIONS, Program, ProgramSyntaxError, parse_program
 from taskqa.programs.syntax import PLACEHOLDER
-from taskqa.questions.realize import ATTRIBUTE_FORMS, FORMS
+from taskqa.questions.realize import ATTRIBUTE_FORMS, FORMS, VALUE_FORMS
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
-ROOTS = ("query", "verify", "depend")
+ROOTS = ("query", "verify", "depend", "exist")
 """Functions whose result is an answer; a program must end in one of them."""
-VERIFY_ROOTS = ("verify", "depend")
+VERIFY_ROOTS = ("verify", "depend", "exist")
 """Roots whose answer is yes or no: the template's ``structural`` is ``verify`` exactly here."""
 
 
@@ -31,6 +31,7 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
     ParamType.OTHER_ACTION: ("hoi",),
     ParamType.FUTURE_ACTION: ("hoi",),
     ParamType.ANY_ACTION: ("hoi",),
+    ParamType.CLIP_ACTION: ("hoi",),
     ParamType.OBJECT: ("obj", "subject", "object"),
     ParamType.ATTRIBUTE: ("attribute",),
     ParamType.VALUE: ("value", "before", "after"),
@@ -126,6 +127,8 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                 continue
             if declared[name] is ParamType.ATTRIBUTE and form in ATTRIBUTE_FORMS:
                 continue
+            if declared[name] is ParamType.VALUE and form in VALUE_FORMS:
+                continue  # "the first thing the person opened" (english.yaml `made`)
             if form not in FORMS:
                 yield (
                     location,
@@ -133,7 +136,9 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                     + ", ".join(FORMS)
                     + " for actions, "
                     + ", ".join(ATTRIBUTE_FORMS)
-                    + " for attributes",
+                    + " for attributes, "
+                    + ", ".join(VALUE_FORMS)
+                    + " for values",
                 )
             elif declared[name] not in ACTION_PARAMS:
                 yield (
@@ -175,7 +180,7 @@ def _syntax_message(error: ProgramSyntaxError) -> str:
     unknown = _UNKNOWN_FUNCTION.match(error.reason)
     if unknown:
         return (
-            f"unknown function {unknown.group(1)!r}; templates use only the nine operators ("
+            f"unknown function {unknown.group(1)!r}; templates use only the operators ("
             + ", ".join(sorted(FUNCTIONS))
             + ")"
         )

@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from taskqa.questions.template import ACTION_PARAMS, ParamType
-from taskqa.questions.words import attribute_choice, spoken_value, words
+from taskqa.questions.words import attribute_choice, made_value, spoken_value, words
 from taskqa.sources.lemma_actions import (
     PREPOSITION_SLOTS,  # the words before an object that name its slot
 )
 
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
 ATTRIBUTE_FORMS = ("axis",)  # what a text may ask of an attribute: {f:axis}, "open or closed"
+VALUE_FORMS = ("past", "base")  # what a text may ask of a value: {fv:past}, "opened"
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
 _TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
@@ -131,6 +132,8 @@ class Speaker:
         if isinstance(rule, str):
             return rule
         # what a hidden object holds must not show through "in" or "on": say the plain one
+        if first in rule:
+            return rule[first]
         kind = "other" if first == HIDDEN else self._holds(first)
         return rule.get(kind, rule.get("other", written))
 
@@ -178,7 +181,7 @@ class Speaker:
             if kind is ParamType.OBJECT:
                 return self.object_phrase(value)
             if kind is ParamType.VALUE:
-                return spoken_value(value)
+                return made_value(value, form) if form in ("past", "base") else spoken_value(value)
             if kind is ParamType.ATTRIBUTE and form == "axis":
                 return attribute_choice(value)
             return value

@@ -28,6 +28,11 @@ class Question(BaseModel):
     # is said in plain words ("put kettle to counter" for "put the kettle on the counter")
     answer_aliases: list[str] = []
     answer_kind: Literal["binary", "open"]
+    # how an action answer is said (the template's ``answer_form``): "to ..." for why-questions
+    answer_form: Literal["base", "to"] = "base"
+    # the few answers the question allows (yes/no; an attribute's values), empty for an open
+    # vocabulary: balancing and the chance reference use how many there are
+    answer_choices: list[str] = []
     types: list[str]
     scopes: list[str]
     semantic: str
@@ -36,6 +41,10 @@ class Question(BaseModel):
     steps: int
     obfuscation: int = 0
     params: dict[str, str]
+    # an indirect-reference question's direct form on the same clip ("the last thing they
+    # changed" said as the object it is), by id; a built benchmark keeps it only where that
+    # question is in the benchmark too (AGQA's ``direct_equiv``)
+    direct_equiv: str | None = None
     split: Literal["train", "val", "test"] | None = None  # set in a built benchmark's split files
 
     @property

@@ -25,6 +25,7 @@ class ParamType(StrEnum):
     OTHER_ACTION = "other_action"  # one of the other person's overlapping actions
     FUTURE_ACTION = "future_action"  # one of the person's next actions, not shown
     ANY_ACTION = "any_action"  # the person's shown or future actions
+    CLIP_ACTION = "clip_action"  # either person's actions in the clip, or the person's next ones
     OBJECT = "object"  # an object involved in the clip's actions
     ATTRIBUTE = "attribute"  # an attribute name: openness, emptiness, ...
     VALUE = "value"  # an attribute value; pairs with the template's attribute parameter
@@ -32,7 +33,13 @@ class ParamType(StrEnum):
 
 
 ACTION_PARAMS = frozenset(
-    {ParamType.ACTION, ParamType.OTHER_ACTION, ParamType.FUTURE_ACTION, ParamType.ANY_ACTION}
+    {
+        ParamType.ACTION,
+        ParamType.OTHER_ACTION,
+        ParamType.FUTURE_ACTION,
+        ParamType.ANY_ACTION,
+        ParamType.CLIP_ACTION,
+    }
 )
 """Parameter types whose values are actions: texts inflect them, programs match them by hoi."""
 
@@ -60,6 +67,12 @@ class Template(BaseModel):
     # what the video must show for a viewer to answer (``gaze``: where each person looks);
     # built-in templates needing what the renderer does not draw yet are left out by default
     needs: tuple[Literal["gaze"], ...] = ()
+    # ``carried``: the template's objects are things a person carries, never fixtures or places
+    # ("what did the person do with the counter next?" is no question); needs the world's domain
+    objects: Literal["any", "carried"] = "any"
+    # how an action answer is said: ``base`` ("put the egg in the microwave"), or ``to`` for a
+    # why-question ("to put the egg in the microwave"; the base form stays a right answer)
+    answer_form: Literal["base", "to"] = "base"
     # false: left out of the built-in default set because its wording failed a review done
     # from the clips' frames (the reason is in `notes`); still usable with --templates
     default: bool = True

@@ -31,6 +31,7 @@ class Words:
     spoken_values: dict[str, str]
     attributes: dict[str, dict[str, str]]
     value_verbs: dict[str, list[str]]
+    made: dict[str, dict[str, str]]
 
 
 @cache
@@ -58,6 +59,7 @@ def words() -> Words:
         spoken_values=raw["spoken_values"],
         attributes=raw["attributes"],
         value_verbs=raw["value_verbs"],
+        made=raw.get("made") or {},
     )
 
 
@@ -66,9 +68,26 @@ def spoken_value(value: str) -> str:
     return words().spoken_values.get(value, value)
 
 
+class Unsayable(ValueError):
+    """A question text needs words the word data does not have (a value with no verb)."""
+
+
+def made_value(value: str, form: str) -> str:
+    """What a person does to give a thing ``value``: ``open`` -> ``opened`` (past) / ``open``
+    (base); ``Unsayable`` where no verb makes it."""
+    phrase = words().made.get(value, {}).get(form)
+    if phrase is None:
+        raise Unsayable(f"no verb makes a thing {value!r} ({form})")
+    return phrase
+
+
 def attribute_choice(attribute: str) -> str:
-    """The choice a question offers for an attribute: ``openness`` -> ``open or closed``."""
-    return words().attributes.get(attribute, {}).get("axis", attribute)
+    """The choice a question offers for an attribute: ``openness`` -> ``open or closed``;
+    ``Unsayable`` for an attribute whose entry has no axis (not asked as a choice)."""
+    entry = words().attributes.get(attribute, {})
+    if "axis" in entry and entry["axis"] is None:
+        raise Unsayable(f"{attribute!r} is not asked as a choice (english.yaml: no axis)")
+    return str(entry.get("axis", attribute))
 
 
 def spoken_attribute(attribute: str) -> str:

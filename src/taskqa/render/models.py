@@ -133,6 +133,9 @@ class LookSpec(BaseModel):
     palette: dict[str, str]
     models: dict[str, ModelSpec]
     rooms: dict[str, RoomLayout]
+    # verbs whose action the renderer shows no sign of (the figures never sit down): a question
+    # whose evidence is such an action cannot be answered from the video (benchmark/grounding.py)
+    undrawn_verbs: list[str] = Field(default_factory=list)
 
     def rgba(self, name: str, where: str = "") -> RGBA:
         """A palette name, a plain colour word or ``#rrggbb`` as RGBA in 0..1."""

@@ -58,7 +58,8 @@ def oracle_predictions(
                 if view is not None:
                     program = parse_program(questions[i].question.program)
                     attempted = attempted_actions(view, outcome_of)
-                    predictions[i] = answer(program, view, speaker, attempted)
+                    form = questions[i].question.answer_form
+                    predictions[i] = answer(program, view, speaker, attempted, form)
         if on_progress:
             on_progress(len(positions))
     return predictions
