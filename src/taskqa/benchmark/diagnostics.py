@@ -112,28 +112,25 @@ def chance(train: Sequence[Record], test: Sequence[Record]) -> dict[str, float |
     """The chance reference (``chance_values``) averaged like ``accuracy``. A blind model is
     judged against the larger of this and most likely: most likely is low where a type mixes
     many answer vocabularies, chance where one question allows few answers."""
-    values: dict[str, list[float]] = defaultdict(list)
-    for record, value in zip(test, chance_values(train, test), strict=True):
-        values["all"].append(value)
-        values["binary" if record["answer"] in ("yes", "no") else "open"].append(value)
-    result: dict[str, float | int] = {"questions": len(test)}
-    for group in ("all", "binary", "open"):
-        found = values.get(group, [])
-        result[group] = round(100 * sum(found) / len(found), 2) if found else 0.0
-    return result
+    return _averaged(test, chance_values(train, test))
 
 
 def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, float | int]:
     """Accuracy over all questions and over binary (yes/no answer) and open ones."""
-    hits: dict[str, list[bool]] = defaultdict(list)
-    for record, prediction in zip(test, predictions, strict=True):
-        correct = prediction == record["answer"]
-        hits["all"].append(correct)
-        hits["binary" if record["answer"] in ("yes", "no") else "open"].append(correct)
+    hits = [float(p == r["answer"]) for r, p in zip(test, predictions, strict=True)]
+    return _averaged(test, hits)
+
+
+def _averaged(test: Sequence[Record], values: Sequence[float]) -> dict[str, float | int]:
+    """Per-question ``values`` averaged (in %) over all, binary and open questions."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for record, value in zip(test, values, strict=True):
+        groups["all"].append(value)
+        groups["binary" if record["answer"] in ("yes", "no") else "open"].append(value)
     result: dict[str, float | int] = {"questions": len(test)}
     for group in ("all", "binary", "open"):
-        values = hits.get(group, [])
-        result[group] = round(100 * sum(values) / len(values), 2) if values else 0.0
+        found = groups.get(group, [])
+        result[group] = round(100 * sum(found) / len(found), 2) if found else 0.0
     return result
 
 
