@@ -309,7 +309,7 @@ def test_answer_study_exports_a_human_column(
     assert "Human: 100.00%" in result.output
     assert "scored on the 12 questions its file answers" in result.output
     report = (tmp_path / "ev" / "report.md").read_text()
-    assert "| category | questions | most-likely | Human |" in report
+    assert "| category | questions | chance | most-likely | Human |" in report
     assert f"**Human was scored on 12 of the split's {split_size} questions**" in report
     assert "not comparable question-for-question" in report
     assert f"| 12 of {split_size}: the questions its file answers |" in report
