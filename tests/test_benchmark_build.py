@@ -236,6 +236,14 @@ def test_manifest_hashes_every_file_and_diagnostics_are_written(bench: Path) -> 
     assert diagnostics["normal"]["disjoint_variants"]["none"]["test_questions_on_train_clips"] > 0.3
     report = (bench / "diagnostics" / "report.md").read_text()
     assert "| normal: most likely |" in report and "| normal: chance |" in report
+    # the mix beside EgoTaskQA's, and which reasoning types balancing more than halved and why
+    assert "### Composition against EgoTaskQA's mix" in report
+    assert "| semantic/change |" in report and "| type/explanatory |" in report
+    lost = diagnostics["balancing"]["lost_by_type"]
+    assert sum(sum(r.values()) for r in lost.values()) == sum(
+        diagnostics["balancing"]["dropped"].values()
+    )
+    assert "### Reasoning types balancing more than halved" in report
     assert 0 < diagnostics["normal"]["chance"]["all"] < 100
     # every text is 50/50 in every split, so memorising texts gets exactly half the yes/no right
     for family in FAMILIES:
