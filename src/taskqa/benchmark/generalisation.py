@@ -130,8 +130,9 @@ def more_steps(records: Records, partners: Mapping[int, int], seed: int) -> Fami
     units = _units(records, partners)
     family = Family(info={"k": k})
     short = [u for u in units if max(steps[r] for r in u) <= k]
+    long = [u for u in units if max(steps[r] for r in u) > k]
     _deal(family, records, short, seed, ("train", "train", "val", "train"))
-    _deal(family, records, [u for u in units if u not in set(short)], seed, ("test",))
+    _deal(family, records, long, seed, ("test",))
     return family
 
 
