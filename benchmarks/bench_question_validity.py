@@ -125,24 +125,25 @@ def pipeline(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def _shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Share (%) of test questions in each type, scope and semantic category (multi-label)."""
+    """Share (%) of test questions in each category tag (multi-label; the build's tags)."""
+    from taskqa.benchmark.candidates import category_tags
+
     counts: dict[str, int] = {}
     for record in records:
-        tags = [f"type/{t}" for t in record["types"]] + [f"scope/{s}" for s in record["scopes"]]
-        for tag in [*tags, f"semantic/{record['semantic']}"]:
+        for tag in category_tags(record):
             counts[tag] = counts.get(tag, 0) + 1
     return {tag: round(100 * n / len(records), 2) for tag, n in sorted(counts.items())}
 
 
 def _category_chance(bench: Path, test: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """Per category (type, scope, semantic): questions and mean chance (%) on normal test."""
+    from taskqa.benchmark.candidates import category_tags
     from taskqa.benchmark.diagnostics import chance_values
 
     train = [json.loads(line) for line in (bench / "splits" / "normal" / "train.jsonl").open()]
     sums: dict[str, list[float]] = {}
     for record, value in zip(test, chance_values(train, test), strict=True):
-        tags = [f"type/{t}" for t in record["types"]] + [f"scope/{s}" for s in record["scopes"]]
-        for tag in [*tags, f"semantic/{record['semantic']}"]:
+        for tag in category_tags(record):
             sums.setdefault(tag, []).append(value)
     return {t: {"questions": len(v), "chance": 100 * sum(v) / len(v)} for t, v in sums.items()}
 

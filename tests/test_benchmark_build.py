@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from corpus_support import simulated_corpus
 from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.candidates import reasoning_type
@@ -18,8 +19,6 @@ from taskqa.cli import app
 from taskqa.questions.generate import GenerationConfig, generate_file
 from taskqa.questions.records import read_questions
 from taskqa.questions.template import load_templates
-from taskqa.simulation.config import SimulationConfig
-from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
 TARGET = 1200  # below what text balancing keeps of this 60-episode corpus (about 1,500)
@@ -27,10 +26,7 @@ TARGET = 1200  # below what text balancing keeps of this 60-episode corpus (abou
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
-    config = SimulationConfig(episodes=60, seed=11)
-    out = tmp_path_factory.mktemp("bench") / "corpus"
-    write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
-    return out
+    return simulated_corpus(tmp_path_factory, domain, "bench", episodes=60, seed=11)
 
 
 @pytest.fixture(scope="module")

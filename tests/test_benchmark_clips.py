@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from problem_text import run_ok
 from taskqa.benchmark.folder import Benchmark
 from taskqa.cli import app
 from taskqa.programs.clips import read_clips
@@ -24,19 +25,13 @@ from taskqa.simulation.domain import Domain
 runner = CliRunner()
 
 
-def _run(*args: str) -> str:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
     root = tmp_path_factory.mktemp("clips")
     config = SimulationConfig(episodes=10, seed=3)
     write_simulated_corpus(root / "corpus", config, simulate_corpus(config, domain), domain)
-    _run("generate", str(root / "corpus"), "--clip-seconds", "10", "--out", str(root / "q.jsonl"))
-    _run("build", str(root / "corpus"), "--candidates", str(root / "q.jsonl"), "--out",
+    run_ok("generate", str(root / "corpus"), "--clip-seconds", "10", "--out", str(root / "q.jsonl"))
+    run_ok("build", str(root / "corpus"), "--candidates", str(root / "q.jsonl"), "--out",
          str(root / "b"), "--balance-by", "type")  # fmt: skip
     return root
 
@@ -57,8 +52,8 @@ def test_the_manifest_records_the_candidates_own_generation(built: Path) -> None
 
 def test_the_oracle_scores_100_and_videos_csv_covers_every_test_clip(built: Path) -> None:
     bench = built / "b"
-    _run("baseline", "oracle", "-b", str(bench), "-o", str(built / "oracle.jsonl"))
-    _run("evaluate", "-b", str(bench), "-p", str(built / "oracle.jsonl"), "-o", str(built / "ev"))
+    run_ok("baseline", "oracle", "-b", str(bench), "-o", str(built / "oracle.jsonl"))
+    run_ok("evaluate", "-b", str(bench), "-p", str(built / "oracle.jsonl"), "-o", str(built / "ev"))
     results = json.loads((built / "ev" / "results.json").read_text())
     (oracle,) = [m for m in results["models"] if m["name"] == "oracle"]
     overall = oracle["breakdowns"]["overall"]["all"]
@@ -75,7 +70,7 @@ def test_the_oracle_scores_100_and_videos_csv_covers_every_test_clip(built: Path
 
 
 def test_check_reads_the_benchmark_clips(built: Path) -> None:
-    out = _run("check", str(built / "b" / "splits" / "normal" / "test.jsonl"), "--annotations",
+    out = run_ok("check", str(built / "b" / "splits" / "normal" / "test.jsonl"), "--annotations",
                str(built / "corpus"))  # fmt: skip
     assert "answers reproduced" in out
 

@@ -13,6 +13,7 @@ import typer.main
 from typer.testing import CliRunner
 
 import taskqa
+from problem_text import problem_lines, run
 from taskqa.cli import app
 from taskqa.outputs import (
     BENCHMARK,
@@ -26,16 +27,6 @@ from taskqa.problems import InvalidInputError
 from taskqa.terminal import GuardedCommand, GuardedGroup, GuardedTyper
 
 SOURCE = Path(taskqa.__file__).parent
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
-def problem_lines(output: str) -> list[str]:
-    return [line for line in output.splitlines() if line.startswith("✗")]
 
 
 # --- 1. one error path -----------------------------------------------------------------------

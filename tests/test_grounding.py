@@ -13,15 +13,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from corpus_support import simulated_corpus
+from problem_text import run_ok
 from taskqa.benchmark.grounding import (
     FIRST_PERSON_SHARE,
     OBJECT_OFF,
     ROOM_SHARE,
     ground_candidates,
 )
-from taskqa.cli import app
 from taskqa.convert import read_recordings
 from taskqa.execution import Execution
 from taskqa.model import Recording, Source
@@ -34,11 +34,8 @@ from taskqa.render.grounding import mask_statistics
 from taskqa.render.models import load_look
 from taskqa.render.recordings import THIRD, corpus_domain, view_name
 from taskqa.render.timeline import Timeline
-from taskqa.simulation.config import SimulationConfig
-from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
 
-runner = CliRunner()
 CONTAINERS = ("fridge", "cupboard", "drawer")
 
 
@@ -48,18 +45,9 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TASKQA_DATA", str(tmp_path / "taskqa-cache"))
 
 
-def _run(*args: str) -> str:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
-    config = SimulationConfig(episodes=6, seed=11)
-    out = tmp_path_factory.mktemp("grounding") / "corpus"
-    write_simulated_corpus(out, config, simulate_corpus(config, domain), domain)
-    return out
+    return simulated_corpus(tmp_path_factory, domain, "grounding", episodes=6, seed=11)
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +209,7 @@ def test_a_build_with_the_check_keeps_the_oracle_at_100_percent(
     corpus: Path, candidates: Path, tmp_path: Path
 ) -> None:
     bench = tmp_path / "bench"
-    _run("build", str(corpus), "--candidates", str(candidates), "--out", str(bench),
+    run_ok("build", str(corpus), "--candidates", str(candidates), "--out", str(bench),
          "--balance-by", "type")  # fmt: skip
     manifest = json.loads((bench / "manifest.json").read_text())
     grounding = manifest["grounding"]
@@ -232,8 +220,8 @@ def test_a_build_with_the_check_keeps_the_oracle_at_100_percent(
     assert "## Evidence on screen" in report and next(iter(grounding["dropped"])) in report
     diagnostics = json.loads((bench / "diagnostics" / "diagnostics.json").read_text())
     assert diagnostics["grounding"] == grounding
-    _run("baseline", "oracle", "-b", str(bench), "-o", str(tmp_path / "oracle.jsonl"))
-    _run("evaluate", "-b", str(bench), "-p", str(tmp_path / "oracle.jsonl"), "-o",
+    run_ok("baseline", "oracle", "-b", str(bench), "-o", str(tmp_path / "oracle.jsonl"))
+    run_ok("evaluate", "-b", str(bench), "-p", str(tmp_path / "oracle.jsonl"), "-o",
          str(tmp_path / "ev"))  # fmt: skip
     results = json.loads((tmp_path / "ev" / "results.json").read_text())
     (oracle,) = [m for m in results["models"] if m["name"] == "oracle"]
@@ -246,7 +234,7 @@ def test_no_grounding_keeps_every_candidate_and_says_so(
     corpus: Path, candidates: Path, tmp_path: Path
 ) -> None:
     bench = tmp_path / "bench"
-    _run("build", str(corpus), "--candidates", str(candidates), "--out", str(bench),
+    run_ok("build", str(corpus), "--candidates", str(candidates), "--out", str(bench),
          "--balance-by", "type", "--no-grounding")  # fmt: skip
     manifest = json.loads((bench / "manifest.json").read_text())
     assert manifest["grounding"] == {"ran": False, "note": "grounding check off (--no-grounding)"}

@@ -10,20 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from problem_text import problem_lines, run
 from taskqa.cli import app
 from taskqa.questions.generate import GenerationConfig
 from taskqa.terminal import INTERNAL_ERROR
 from test_evaluation_fixture import benchmark_dir  # noqa: F401 (a pytest fixture)
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
-def problem_lines(output: str) -> list[str]:
-    return [line for line in output.splitlines() if line.startswith("✗")]
 
 
 @pytest.fixture

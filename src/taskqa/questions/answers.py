@@ -40,7 +40,12 @@ def answer(
     raw = result(program, view)
     if raw is None:
         return None
-    said = spoken_answer(program, raw, speaker, attempted)
+    return in_form(spoken_answer(program, raw, speaker, attempted), form)
+
+
+def in_form(said: str, form: str) -> str:
+    """An answer in the template's ``answer_form``: ``to`` says an action as a purpose ("to put
+    the egg in the microwave"); yes/no and ``base`` stay as they are."""
     return f"to {said}" if form == "to" and said not in ("yes", "no") else said
 
 

@@ -28,7 +28,12 @@ from taskqa.model import Recording, Source
 from taskqa.programs.clips import ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
-from taskqa.questions.answers import answer_choices, attempted_actions, spoken_answer
+from taskqa.questions.answers import (
+    answer_choices,
+    attempted_actions,
+    in_form,
+    spoken_answer,
+)
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text
@@ -383,12 +388,11 @@ def _question(
         _mentions(text, instance.answer) or _mentions(text, speaker.noun(instance.answer))
     ):
         return None  # the question would give its answer away
-    answer = spoken_answer(engine.program, instance.answer, speaker, attempted)
-    aliases = [instance.answer] if instance.answer != answer else []
-    if template.answer_form == "to" and answer not in ("yes", "no"):
-        # "why did the person get the egg?" -> "to put the egg in the microwave"; the bare
-        # action stays a right answer
-        answer, aliases = f"to {answer}", [answer, *aliases]
+    said = spoken_answer(engine.program, instance.answer, speaker, attempted)
+    answer = in_form(said, template.answer_form)
+    # the bare action ("put the egg ..." for "to put the egg ...") and the world's own form
+    # ("put kettle to counter") stay right answers
+    aliases = [form for form in dict.fromkeys((said, instance.answer)) if form != answer]
     graph = engine.filled_graph(shown)
     return Question.model_construct(
         id=identifier,
@@ -400,7 +404,6 @@ def _question(
         program=engine.filled_text(shown),
         program_graph=graph,
         answer=answer,
-        # the world's own form ("put kettle to counter") is still a right answer
         answer_aliases=aliases,
         answer_kind="binary" if answer in ("yes", "no") else "open",
         answer_form=template.answer_form,
