@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO := out/demo
 DEMO_EPISODES ?= 150
 
-.PHONY: demo test lint setup clean bench browser
+.PHONY: demo test lint setup clean bench browser gl
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ setup: $(BIN)/.installed
 
 # Re-runnable: --overwrite lets simulate replace the corpus the last run rendered videos into
 # (refused without it); build, stats and the rest replace their own earlier outputs.
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed gl
 	$(BIN)/taskqa simulate --episodes $(DEMO_EPISODES) --seed 0 --out $(DEMO)/corpus --overwrite
 	$(BIN)/taskqa render $(DEMO)/corpus --limit 3 --fps 2 --size 224 --workers 2
 	$(BIN)/taskqa render sheet --out $(DEMO)/contact-sheet.png
@@ -41,7 +41,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
 
-test: lint browser
+test: lint browser gl
 	$(BIN)/pytest -q
 
 # Debian's Chromium for the studio's browser test (tests/test_studio_browser.py drives it with
@@ -49,6 +49,14 @@ test: lint browser
 browser:
 	@command -v chromium >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null \
 	  || (apt-get update && apt-get install -y chromium)
+
+# Mesa's EGL and its software rasteriser (llvmpipe) for the GL render back-end (moderngl,
+# headless). Installed when missing and we are root on Debian; without them `taskqa render`
+# says so and falls back to pybullet's TinyRenderer, and the GL tests say why they skip.
+gl:
+	@ldconfig -p | grep -q 'libEGL_mesa.so.0' && ldconfig -p | grep -q 'libGL.so.1' \
+	  || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null \
+	  || (apt-get update && apt-get install -y libegl1 libgl1 libegl-mesa0 libgl1-mesa-dri)
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_simulate.py

@@ -16,6 +16,7 @@ from taskqa.benchmark.balance import BalanceConfig, Balanced, balance, top_share
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.diagnostics import by_template, text_classifier
 from taskqa.benchmark.groups import TOLERANCE, group_level
+from taskqa.benchmark.mix import MixConfig
 from taskqa.benchmark.splits import indirect_split, normal_split
 from taskqa.problems import InvalidInputError
 
@@ -256,7 +257,9 @@ def _write_with_pairs(path: Path, records: list[dict[str, object]]) -> Candidate
 
 def _kept_answers(path: Path, records: list[dict[str, object]]) -> Counter[str]:
     table = _write_with_pairs(path, records)
-    kept = balance(table, BalanceConfig(target=0, min_binary=0)).rows
+    # the mix would cut this one-template set towards other categories' shares
+    config = BalanceConfig(target=0, min_binary=0, mix=MixConfig(enabled=False))
+    kept = balance(table, config).rows
     return Counter(table.answers[r] for r in kept if not table.is_binary(r))
 
 

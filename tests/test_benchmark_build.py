@@ -15,6 +15,7 @@ from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.candidates import reasoning_type
 from taskqa.benchmark.folder import FAMILIES, families_in
+from taskqa.benchmark.mix import MixConfig, water_fill
 from taskqa.cli import app
 from taskqa.questions.generate import GenerationConfig, generate_file
 from taskqa.questions.records import read_questions
@@ -85,11 +86,63 @@ def test_binary_to_open_is_one_to_two_and_the_target_is_respected(bench: Path) -
     open_ = len(records) - binary
     assert abs(2 * binary - open_) <= 4
     # whole small groups and re-settled caps cost more of the target on a corpus this small
-    # (about 0.1% on 400 episodes; benchmarks/bench_question_validity.py)
-    assert 0.8 * TARGET <= len(records) <= TARGET
+    # (about 0.1% on 400 episodes; benchmarks/bench_question_validity.py); the mix then keeps
+    # at least its share of that
+    mix = _mix(bench)
+    assert 0.8 * TARGET <= mix["balanced"] <= TARGET
+    # sampling keeps or drops small groups whole, so the mix falls a little below its aim here
+    assert 0.9 * mix["keep"] * mix["balanced"] <= len(records) == mix["kept"] <= mix["balanced"]
     manifest = json.loads((bench / "manifest.json").read_text())
     assert manifest["counts"]["balanced"] == len(records)
     assert manifest["counts"]["candidates"] > 5 * TARGET
+
+
+def _mix(bench: Path) -> dict[str, Any]:
+    diagnostics = json.loads((bench / "diagnostics" / "diagnostics.json").read_text())
+    mix: dict[str, Any] = diagnostics["balancing"]["mix"]
+    return mix
+
+
+def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
+    """--mix cuts over-represented reasoning types: a category not reported short is within a
+    point of its target or above it (where others fall short, or a type it shares questions
+    with is kept whole), one reported short never lost share, and the achieved shares are the benchmark's own (multi-label, as EgoTaskQA counts)."""
+    mix = _mix(bench)
+    records = _balanced(bench)
+    short = set(mix["short"])
+    assert short and short != {f"{a}/{c}" for a, t in mix["targets"].items() for c in t}
+    moved = 0
+    for axis, targets in mix["targets"].items():
+        for category, target in targets.items():
+            reached, supplied = mix["achieved"][axis][category], mix["supplied"][axis][category]
+            if f"{axis}/{category}" in short:
+                assert reached >= supplied - 0.005  # kept all it could
+            else:
+                assert reached >= target - 0.01
+            moved += abs(reached - target) < abs(supplied - target) - 0.01
+            if axis == "answer":
+                count = sum(
+                    (r["answer"] in ("yes", "no")) == (category == "binary") for r in records
+                )
+            else:
+                field = {"type": "types", "scope": "scopes"}.get(axis)
+                count = sum(
+                    category in r[field] if field else r["semantic"] == category for r in records
+                )
+            assert count / len(records) == pytest.approx(reached, abs=1e-9)
+    assert moved >= 3
+    report = (bench / "diagnostics" / "report.md").read_text()
+    assert "Short of target, because the world's balanced candidates cannot supply" in report
+
+
+def test_no_mix_keeps_what_balancing_keeps(corpus: Path, candidates: Path, tmp_path: Path) -> None:
+    config = BuildConfig(
+        balance=BalanceConfig(target=TARGET, mix=MixConfig(enabled=False)), grounding=False
+    )
+    manifest = build_benchmark(corpus, tmp_path / "plain", config, candidates_file=candidates)
+    assert manifest["counts"]["balanced"] >= 0.8 * TARGET
+    report = (tmp_path / "plain" / "diagnostics" / "report.md").read_text()
+    assert "The mix step was off (--no-mix)" in report
 
 
 def test_normal_split_is_three_one_one_and_stratified(bench: Path) -> None:
@@ -295,6 +348,12 @@ def test_recording_disjoint_split_keeps_recordings_apart(
     parts = _records(tmp_path / "b", "normal")
     seen = {split: {r["recording"] for r in records} for split, records in parts.items()}
     assert not seen["train"] & seen["test"] and not seen["train"] & seen["val"]
+
+
+def test_water_fill_gives_a_full_category_its_limit_and_the_rest_in_proportion() -> None:
+    wanted = water_fill({"a": 0.5, "b": 0.25, "c": 0.25}, {"a": 100, "b": 10, "c": 100}, 100)
+    assert wanted == pytest.approx({"a": 60, "b": 10, "c": 30})
+    assert water_fill({"a": 1.0}, {"a": 5}, 100) == {"a": 5}
 
 
 def test_cap_is_exact_with_ties() -> None:

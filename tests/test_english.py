@@ -228,6 +228,16 @@ def test_pronouns_unless_the_question_names_both_people(speaker: Speaker) -> Non
     )
 
 
+def test_a_phrasal_verb_takes_its_pronoun_before_the_particle(speaker: Speaker) -> None:
+    text = "Would the person still have been able to {x:base} if they had {z:pp} right before?"
+    params = {"x": ParamType.ACTION, "z": ParamType.ANY_ACTION}
+    values = {"x": "play console using controller", "z": "turn-off console"}
+    assert speaker.render(text, values, params, 1) == (
+        "Would the person still have been able to play the console using the controller if "
+        "they had turned it off right before?"
+    )
+
+
 def test_values_are_said_in_plain_words_in_answers_and_scoring() -> None:
     program = parse_program("query(state, obj@{o}, attribute@{f}, type@{t}, value$, video)")
     assert spoken_answer(program, "boiled") == "hot"

@@ -283,3 +283,51 @@ def test_a_bad_scored_on_is_refused(evaluated: Path, benchmark_dir: Path, tmp_pa
     result = runner.invoke(_app(), [*args[:-1], str(unknown)])
     assert result.exit_code == 1
     assert 'scored_on is "answered" but no line answers a question of the split' in result.output
+
+
+def test_all_families_are_scored_side_by_side(benchmark_dir: Path, tmp_path: Path) -> None:
+    """``--split all/test``: every family the folder has, scored on the files that answer all
+    of its test split, into a folder each, with one table across them."""
+    from taskqa.benchmark.folder import families_in
+
+    bench = Benchmark(benchmark_dir)
+    families = families_in(benchmark_dir)
+    assert len(families) >= 2  # this small fixture has no generalisation family
+    answers = {
+        q.question.id: q.question.answer
+        for family in families
+        for q in bench.questions(family, "test")
+    }
+    everything = tmp_path / "zero-shot.jsonl"
+    everything.write_text(
+        "".join(json.dumps({"question_id": i, "prediction": a}) + "\n" for i, a in answers.items())
+    )
+    normal_only = _baseline(benchmark_dir, "oracle", tmp_path / "normal-only.jsonl")
+    out = tmp_path / "families"
+    args = ["evaluate", "--benchmark", str(benchmark_dir), "--out", str(out), "--split",
+            "all/test", "--resamples", "20", "-p", str(everything), "-p", str(normal_only)]  # fmt: skip
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "families.json").read_text())
+    assert list(summary["families"]) == list(families)
+    for family, entry in summary["families"].items():
+        assert entry["models"]["zero-shot"] == 1.0
+        assert entry["questions"] == len(bench.questions(family, "test"))
+        assert 0 < entry["chance"] < 1
+        assert (out / family / "results.json").is_file()
+    # the normal-only file is scored on normal and said to be left out where it is partial
+    assert summary["families"]["normal"]["models"]["normal-only"] == 1.0
+    partial = [f for f, e in summary["families"].items() if "normal-only" in e["skipped"]]
+    assert partial and "normal" not in partial
+    assert all("normal-only" not in summary["families"][f]["models"] for f in partial)
+    assert "normal-only left out (answers" in (out / "families.md").read_text()
+    # a file that answers no family's test split in full is refused before anything is written
+    stray = tmp_path / "stray.jsonl"
+    stray.write_text(json.dumps({"question_id": next(iter(answers)), "prediction": "x"}) + "\n")
+    refused = tmp_path / "refused"
+    args = ["evaluate", "--benchmark", str(benchmark_dir), "--out", str(refused), "--split",
+            "all/test", "-p", str(stray)]  # fmt: skip
+    result = runner.invoke(_app(), args)
+    assert result.exit_code == 1
+    assert "answers no test split of any family in full" in result.output
+    assert not refused.exists()

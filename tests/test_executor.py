@@ -197,6 +197,12 @@ def view() -> ClipView:
             "no",
         ),
         ("query(executable$, only(filter(verb@drink, counterfactual(verb@close, all))))", "yes"),
+        # adding an action needs the domain's schemas to replay; these are annotations
+        (
+            "query(executable$, only(filter(verb@drink, "
+            "counterfactual(add, hoi@'close fridge', verb@drink, video))))",
+            None,
+        ),
     ],
 )
 def test_operator_semantics(view: ClipView, program: str, expected: str | None) -> None:

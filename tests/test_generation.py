@@ -180,6 +180,25 @@ def test_generated_questions_all_check_out(
     assert "fixed attribute" in summary["rejected"]
 
 
+def test_adding_an_action_asks_only_of_actions_done(
+    tmp_path: Path, small_corpus: list[Recording], domain: Domain
+) -> None:
+    """The counterfactual that adds an action to the trace can leave the later action possible
+    or not; an action only tried is never in it, and every answer checks out."""
+    chosen = [t for t in load_templates() if t.id == "counterfactual/world/added-before"]
+    out = tmp_path / "added.jsonl"
+    summary = generate_file(small_corpus[:10], chosen, out, GenerationConfig(), domain.templates)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["answer"] for r in records} == {"yes", "no"}
+    assert summary["rejected"]["counterfactual adding to an action only tried"] > 0
+    assert not any("tried" in r["question"] or "trying" in r["question"] for r in records)
+    assert all(" right before" in r["question"] for r in records)
+    # the added action is hypothetical, so its objects are always named
+    assert not any("something" in r["question"] for r in records)
+    by_id = {r.id: r for r in small_corpus[:10]}
+    assert check_questions(out, by_id, domain.templates) == (len(records), [])
+
+
 def test_obfuscation_can_be_turned_off(
     tmp_path: Path, small_corpus: list[Recording], templates: list[Template], domain: Domain
 ) -> None:

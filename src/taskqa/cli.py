@@ -363,6 +363,17 @@ def build(
             "simulated corpus (docs/grounding.md)."
         ),
     ] = True,
+    mix: Annotated[
+        bool,
+        typer.Option(
+            help="Cut over-represented reasoning types towards target shares of each type, "
+            "scope and semantic category (EgoTaskQA's mix; docs/balancing.md)."
+        ),
+    ] = True,
+    mix_keep: Annotated[
+        float,
+        typer.Option(min=0.01, max=1.0, help="Least share of the balanced questions --mix keeps."),
+    ] = 0.6,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
@@ -384,6 +395,7 @@ def build(
         {
             **{"target": target, "min_binary": min_binary, "alpha": alpha, "beta": beta},
             **{"balance_by": balance_by, "group_share": group_share},
+            "mix": {"enabled": mix, "keep": mix_keep},
         }
     )
     config = BuildConfig.model_validate(

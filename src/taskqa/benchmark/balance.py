@@ -33,6 +33,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from taskqa.benchmark.candidates import Candidates
+from taskqa.benchmark.mix import MixConfig
 
 BalanceBy = Literal["type", "template", "text"]
 
@@ -53,6 +54,10 @@ class BalanceConfig(BaseModel):
     group_share: float = Field(
         0.2, gt=0, le=1, description="Most one answer may answer of a group's open questions."
     )
+    mix: MixConfig = Field(
+        default_factory=MixConfig,
+        description="Composition targets (text and template balancing; mix.py).",
+    )
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class Balanced:
     groups: int = 0  # balancing groups with a kept question
     # reasoning type -> reason -> candidates not kept (text and template balancing)
     lost_by_type: dict[str, dict[str, int]] = field(default_factory=dict)
+    mix: dict[str, object] = field(default_factory=dict)  # what the mix step did (groups.py)
 
 
 def rank(seed: int, identifier: str) -> int:

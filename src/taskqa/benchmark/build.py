@@ -249,6 +249,7 @@ def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, A
         "groups": balanced.groups,
         "dropped": balanced.dropped,
         "lost_by_type": balanced.lost_by_type,
+        "mix": balanced.mix,
     }
 
 

@@ -35,14 +35,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from taskqa.benchmark.balance import BalanceConfig, Balanced, cap_counts, rank, share
 from taskqa.benchmark.candidates import BINARY_ANSWERS, Candidates
+from taskqa.benchmark.mix import Cell, achieved, mix_quotas
 
 Rows = dict[str, list[int]]  # answer -> rows, lowest rank first
 SAMPLING_ROUNDS = 6
+SHORT_BY = 0.01  # a category more than a point below its target share is reported short
 TOLERANCE = 1e-9  # share * size is a float; an exact tie (1 of 5 at 0.2) must count as within
 
 
@@ -115,20 +118,32 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
     if config.target:
         binary_wanted = min(binary_wanted, config.target // (1 + config.open_per_binary))
     open_wanted = binary_wanted * config.open_per_binary
-    if open_available > open_wanted:
-        sizes: dict[str, int] = defaultdict(int)
-        for key, answers in kept.items():
-            sizes[type_of[key]] += sum(map(len, answers.values()))
-        kept = _sample_to(kept, type_of, ranks, share(sizes, open_wanted), shares, config)
-        _count_lost(lost, before, kept, type_of, "open: binary : open ratio and target")
-    open_total = _size(kept)
-    pair_counts = share(
-        {t: len(p) for t, p in pairs.items()}, open_total // config.open_per_binary // 2
-    )
+    sizes = _type_sizes(kept, type_of)
+    mixed: dict[str, Any] = {"enabled": False}
+    if config.mix.enabled:
+        supply = {(t, "open"): n for t, n in sizes.items()}
+        supply.update({(t, "binary"): 2 * len(p) for t, p in pairs.items()})
+        quotas = mix_quotas(supply, binary_wanted + open_wanted, config.mix)
+        open_quotas = {t: quotas[t, "open"] for t in sizes}
+        pair_quotas = {t: quotas[t, "binary"] // 2 for t in pairs}
+        reason = "mix: composition target"
+        mixed = {"enabled": True, "supply": supply, "balanced": binary_wanted + open_wanted}
+    else:
+        open_quotas = share(dict(sizes), open_wanted) if open_available > open_wanted else {}
+        reason = "binary : open ratio and target"
+    if open_quotas and any(open_quotas[t] < n for t, n in sizes.items()):
+        kept = _sample_to(kept, type_of, ranks, open_quotas, shares, config)
+        _count_lost(lost, before, kept, type_of, f"open: {reason}")
+    # binary : open never above 1 : open_per_binary, whatever sampling left of the open ones
+    most_pairs = _size(kept) // config.open_per_binary // 2
+    if not config.mix.enabled:
+        pair_quotas = share({t: len(p) for t, p in pairs.items()}, most_pairs)
+    elif sum(pair_quotas.values()) > most_pairs:
+        pair_quotas = share(pair_quotas, most_pairs)
     partners: dict[int, int] = {}
     for kind, type_pairs in pairs.items():
-        chosen = sorted(type_pairs, key=lambda pair: ranks[pair[0]])[: pair_counts.get(kind, 0)]
-        lost[kind, "binary: binary : open ratio and target"] += 2 * (len(type_pairs) - len(chosen))
+        chosen = sorted(type_pairs, key=lambda pair: ranks[pair[0]])[: pair_quotas.get(kind, 0)]
+        lost[kind, f"binary: {reason}"] += 2 * (len(type_pairs) - len(chosen))
         for yes, no in chosen:
             partners[yes], partners[no] = no, yes
 
@@ -143,7 +158,38 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
         _by_reason(lost),
         len({codes[row] for row in kept_rows}),
         _by_type(lost),
+        _mix_summary(mixed, kept_rows, candidates, config),
     )
+
+
+def _mix_summary(
+    mixed: dict[str, Any], rows: Sequence[int], candidates: Candidates, config: BalanceConfig
+) -> dict[str, Any]:
+    """What the mix step aimed at, what balancing could supply, and what it kept (mix.py)."""
+    if not mixed["enabled"]:
+        return mixed
+    kept: Counter[Cell] = Counter()
+    for row in rows:
+        kept[candidates.types[row], "binary" if candidates.is_binary(row) else "open"] += 1
+    targets = config.mix.targets
+    supplied = achieved(mixed["supply"], config.mix)
+    reached = achieved(kept, config.mix)
+    short = [
+        f"{axis}/{category}"
+        for axis, shares in targets.items()
+        for category, target in shares.items()
+        if reached[axis][category] < target - SHORT_BY
+    ]
+    return {
+        "enabled": True,
+        "keep": config.mix.keep,
+        "targets": targets,
+        "supplied": supplied,
+        "achieved": reached,
+        "short": short,
+        "balanced": mixed["balanced"],
+        "kept": len(rows),
+    }
 
 
 def _cells(

@@ -89,9 +89,10 @@ def build_report(
             "40K questions). A category far below its share is one this world's candidates "
             "cannot supply once every question text is balanced: the 'candidates' column says "
             "how many there were, and the reasoning types balancing more than halved (below) "
-            "say which step dropped them. taskqa does not yet resample towards this mix."
+            "say which step dropped them."
         ),
         _composition_table(categories_before, categories_after),
+        *_mix_section(balancing.get("mix") or {}),
         Heading("Answer distributions per reasoning type"),
         _distribution_table(before, after, alpha),
         *_distribution_figures(before, after),
@@ -227,6 +228,40 @@ def _composition_table(before: Counter[str], after: Counter[str]) -> Table:
         rows.append([tag, before.get(tag, 0), after.get(tag, 0), share, target])
     headers = ["category", "candidates", "balanced", "share %", "EgoTaskQA share %"]
     return Table(headers, rows)
+
+
+def _mix_section(mix: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """What ``--mix`` aimed at and reached (mix.py), and the categories the world cannot supply."""
+    if not mix.get("enabled"):
+        return [Paragraph("The mix step was off (--no-mix): no type was cut towards a target.")]
+    text = (
+        f"The mix step (--mix) cut over-represented reasoning types towards the target shares "
+        f"below, aiming at no fewer than {mix['keep']:.0%} of the {mix['balanced']:,} questions "
+        f"balancing alone aims at: {mix['kept']:,} kept. 'Supplied' is each category's share of "
+        "everything balancing could keep, before any cut; the mix can only cut, never add. A "
+        "question counts in every type and scope it carries, so keeping a short category's "
+        "questions can lift another category above its target."
+    )
+    rows: list[list[str | int | float | None]] = []
+    for axis, targets in mix["targets"].items():
+        for category, target in targets.items():
+            rows.append(
+                [
+                    f"{axis}/{category}",
+                    100 * target,
+                    100 * mix["supplied"][axis][category],
+                    100 * mix["achieved"][axis][category],
+                ]
+            )
+    table = Table(["category", "target %", "supplied %", "kept %"], rows)
+    short = mix.get("short") or []
+    said = (
+        "Every category is within a point of its target."
+        if not short
+        else "Short of target, because the world's balanced candidates cannot supply them at "
+        "this size: " + ", ".join(short) + "."
+    )
+    return [Paragraph(text), table, Paragraph(said)]
 
 
 def _category_table(before: Counter[str], after: Counter[str]) -> Table:

@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from taskqa.model import ActionSegment, Attribute, Recording, RelationKind, Source
+from taskqa.model import ActionSegment, Attribute, Outcome, Recording, RelationKind, Source
 from taskqa.simulation.domain import Domain, Schema, load_domain
 from taskqa.simulation.rules import AttributeIs, Condition, HeldByActor, LocatedIn
 from taskqa.simulation.world import WorldState
@@ -81,6 +81,19 @@ class Replay:
         for action in self.actions[first:]:
             verdict[action.id] = action.id not in removed and self._step(state, action)
         return verdict
+
+    def inserted(self, copied: str, before: str) -> dict[str, bool] | None:
+        """Whether each action from ``before`` on could still be done had the person also done
+        ``copied`` (one of the recording's actions, done again) right before it; None when
+        ``copied`` itself could not have been done then (the question has no premise)."""
+        start = self.position[before]
+        state = self.states[start].copy()
+        added = self.actions[self.position[copied]].model_copy(
+            update={"agent": self.actions[start].agent, "outcome": Outcome.DONE}
+        )
+        if not self._step(state, added):
+            return None
+        return {a.id: self._step(state, a) for a in self.actions[start:]}
 
     def dependants(self, root: str) -> list[str]:
         """The actions that could not be done without ``root`` (``root`` itself left out)."""

@@ -82,6 +82,18 @@ class CausalStructure:
                     verdict[action] = Executability.UNKNOWN
         return verdict
 
+    def with_added(self, copied: str, before: str) -> dict[str, Executability] | None:
+        """Executability of ``before`` and every later action had the person done ``copied``
+        again right before ``before`` (the paper's "adding actions in the causal trace").
+        Known only by replaying the domain's schemas; None on annotations, or when ``copied``
+        could not have been done at that moment."""
+        if self.replay is None:
+            return None
+        can = self.replay.inserted(copied, before)
+        if can is None:
+            return None
+        return {a: Executability.YES if ok else Executability.NO for a, ok in can.items()}
+
     def _replayed(self, replay: Replay, gone: frozenset[str]) -> dict[str, Executability]:
         if gone not in self._verdicts:
             can = replay.executable(gone)

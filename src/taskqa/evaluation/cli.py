@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,6 +15,10 @@ from taskqa.execution import ExecutorKind
 from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, errors
+
+if TYPE_CHECKING:
+    from taskqa.benchmark.folder import Benchmark
+    from taskqa.evaluation.metrics import BootstrapConfig
 
 Bench = Annotated[
     Path,
@@ -48,7 +52,13 @@ def evaluate_command(
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json and reports.")],
-    split: Annotated[str, typer.Option(help="Split scored, FAMILY/SPLIT.")] = "normal/test",
+    split: Annotated[
+        str,
+        typer.Option(
+            help="Split scored, FAMILY/SPLIT; all/SPLIT scores that split of every family the "
+            "benchmark has, each in a folder of its own, with a summary across them."
+        ),
+    ] = "normal/test",
     name: Annotated[
         list[str] | None, typer.Option("--name", help="Model names, one per file (default: stems).")
     ] = None,
@@ -82,8 +92,14 @@ def evaluate_command(
     from taskqa.evaluation.report import build_report
     from taskqa.reports import write_report
 
-    parse_split_name(split)
     bench = Benchmark(benchmark)
+    if split.startswith(f"{ALL_FAMILIES}/"):
+        _evaluate_families(
+            bench, split, predictions, out, name, BootstrapConfig(resamples, seed), most_likely,
+            allow_partial,
+        )  # fmt: skip
+        return
+    parse_split_name(split)
     with _stated("evaluate"):
         evaluation = evaluate(
             bench,
@@ -101,6 +117,84 @@ def evaluate_command(
     console.print(f"wrote results.json, report.md and report.html to {out}", highlight=False)
     if strict and incomplete:
         raise typer.Exit(code=1)
+
+
+ALL_FAMILIES = "all"
+
+
+def _evaluate_families(
+    bench: Benchmark,
+    split: str,
+    predictions: list[Path],
+    out: Path,
+    names: list[str] | None,
+    config: BootstrapConfig,
+    most_likely: bool,
+    allow_partial: bool,
+) -> None:
+    """``--split all/SPLIT``: every family's SPLIT scored on the files that answer all of it
+    (a model trained per family has a file per family; a zero-shot model one for them all),
+    each into OUT/FAMILY, then one table across families (``families.json``, ``families.md``)."""
+    from taskqa.atomic import write_text
+    from taskqa.benchmark.folder import families_in, parse_split_name
+    from taskqa.evaluation.evaluate import dump_results, evaluate, model_names, results_json
+    from taskqa.evaluation.families import answered_ids, families_summary, summary_markdown
+    from taskqa.evaluation.report import build_report
+    from taskqa.reports import write_report
+
+    part = split.partition("/")[2]
+    parse_split_name(f"normal/{part}")
+    labels = model_names(predictions, names)
+    ids = [answered_ids(path) for path in predictions]
+    plan: dict[str, list[int]] = {}
+    skipped: dict[str, dict[str, str]] = {}
+    for family in families_in(bench.root):
+        wanted = {q.question.id for q in bench.questions(family, part)}
+        answered = [len(seen & wanted) for seen in ids]
+        # a file that answers only part of a family's split (made for another family) is left
+        # out of that family, and said so, unless --allow-partial scores it on what it answers
+        plan[family] = [
+            i for i, n in enumerate(answered) if n and (allow_partial or n == len(wanted))
+        ]
+        skipped[family] = {
+            labels[i]: f"answers {n:,} of {len(wanted):,}"
+            for i, n in enumerate(answered)
+            if n and i not in plan[family]
+        }
+    used = {i for chosen in plan.values() for i in chosen}
+    unused = [str(path) for i, path in enumerate(predictions) if i not in used]
+    if unused:  # refused before anything is written
+        message = (
+            f"answers no {part} split of any family in full (pass --allow-partial to score it "
+            "on the questions it answers)"
+        )
+        raise InvalidInputError([Problem(path, "", message) for path in unused])
+    scored: dict[str, dict[str, object]] = {}
+    for family, chosen in plan.items():
+        if not chosen and not most_likely:
+            continue
+        with _stated("evaluate"):
+            evaluation = evaluate(
+                bench,
+                f"{family}/{part}",
+                [predictions[i] for i in chosen],
+                [labels[i] for i in chosen],
+                config,
+                most_likely,
+                allow_partial,
+                other_ids=True,
+            )
+        results = results_json(evaluation)
+        write_text(out / family / "results.json", dump_results(results))
+        write_report(build_report(evaluation, results), out / family)
+        scored[family] = results
+    summary = families_summary(scored, part, skipped)
+    write_text(out / "families.json", dump_results(summary))
+    write_text(out / "families.md", summary_markdown(summary))
+    console.print(summary_markdown(summary), highlight=False, markup=False)
+    console.print(
+        f"wrote {len(scored)} families' results and families.json/.md to {out}", highlight=False
+    )
 
 
 def _print_summary(results: dict[str, object]) -> bool:

@@ -128,13 +128,15 @@ def evaluate(
     config: BootstrapConfig | None = None,
     with_most_likely: bool = True,
     allow_partial: bool = False,
+    other_ids: bool = False,
 ) -> Evaluation:
     """Score ``prediction_paths`` on ``split``.
 
     A file made for another benchmark (its meta file names another manifest sha256) or that
     leaves questions of the split unanswered or answers ids the split does not have is refused,
     one problem per file, unless ``allow_partial``: a 0% from a mismatched file looks like a
-    result. A human study's file (``"scored_on": "answered"``) may answer a sample.
+    result. A human study's file (``"scored_on": "answered"``) may answer a sample. With
+    ``other_ids`` a file may also answer questions of other splits (one file for every family).
     """
     config = config or BootstrapConfig()
     family, part = split.split("/")
@@ -164,7 +166,7 @@ def evaluate(
     for name, path in zip(model_names(prediction_paths, names), prediction_paths, strict=True):
         run = _run(name, read_predictions(path, table), table, weights, config)
         if not allow_partial:
-            refused += mismatch(path, run, benchmark, split, table)
+            refused += mismatch(path, run, benchmark, split, table, other_ids)
         runs.append(run)
     if refused:
         raise InvalidInputError(refused)
@@ -192,7 +194,12 @@ def evaluate(
 
 
 def mismatch(
-    path: Path, run: ModelRun, benchmark: Benchmark, split: str, table: QuestionTable
+    path: Path,
+    run: ModelRun,
+    benchmark: Benchmark,
+    split: str,
+    table: QuestionTable,
+    other_ids: bool = False,
 ) -> list[Problem]:
     """Why ``run``'s file does not fit this benchmark split (empty when it does)."""
     hint = "; pass --allow-partial to score it anyway"
@@ -205,10 +212,11 @@ def mismatch(
         return [Problem(str(meta_path(path)), "", message)]
     coverage = run.coverage
     missing = 0 if run.scored is not None else coverage.missing
-    if not (coverage.unknown or missing):
+    unknown = 0 if other_ids else coverage.unknown
+    if not (unknown or missing):
         return []
     parts = [f"answers {coverage.answered:,} of the {table.size:,} questions of {split}"]
-    if coverage.unknown:
+    if unknown:
         parts.append(
             f"{coverage.unknown:,} of its {coverage.lines:,} lines name ids {split} does not "
             f"have (e.g. {coverage.unknown_examples[0]!r})"

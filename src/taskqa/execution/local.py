@@ -8,6 +8,7 @@ again, a few times at most, as Ray does with task retries.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -23,11 +24,22 @@ SHARDS_PER_WORKER = 4  # in flight at once: enough to keep workers busy, few to 
 
 # One worker's share of the run: the shard function and its context, set once per process.
 _assignment: tuple[Callable[[Any, Any], Any], Any] | None = None
+# What this process has started that does not survive fork (Mesa's GL driver keeps threads and
+# locks a forked child inherits half-held, so a child that draws hangs): once set, pools start
+# their workers from a clean server process instead of forking this one.
+_fork_unsafe: list[str] = []
+
+
+def fork_unsafe(reason: str) -> None:
+    """Say this process may no longer fork workers (see ``_fork_unsafe``)."""
+    if reason not in _fork_unsafe:
+        _fork_unsafe.append(reason)
 
 
 def _start_worker(parent: int, work: Callable[[Any, Any], Any], context: Any) -> None:
     global _assignment
-    die_with_parent(parent)
+    # 0: started by a fork server, which is this worker's parent and ends with the driver
+    die_with_parent(parent or os.getppid())
     _assignment = (work, context)
 
 
@@ -77,8 +89,11 @@ class LocalExecutor:
         next_index = 0
         retries = 0
         while True:
-            start = (os.getpid(), work, context)
-            pool = ProcessPoolExecutor(workers, initializer=_start_worker, initargs=start)
+            clean = multiprocessing.get_context("forkserver") if _fork_unsafe else None
+            start = (0 if clean else os.getpid(), work, context)
+            pool = ProcessPoolExecutor(
+                workers, mp_context=clean, initializer=_start_worker, initargs=start
+            )
             pending: deque[tuple[int, Future[Any]]] = deque()
             try:
                 while next_index < len(items) or pending:

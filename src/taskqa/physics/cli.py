@@ -26,6 +26,7 @@ from taskqa.execution.options import (
 from taskqa.outputs import PHYSICS_SCENES, OverwriteOption, claim_output
 from taskqa.physics.scoring import TypeScore
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.render.options import BackendOption, announce_backend
 from taskqa.terminal import GuardedTyper, console, errors
 
 app = GuardedTyper(
@@ -58,6 +59,7 @@ def simulate(
         bool,
         typer.Option(help="Also draw each scene through CLEVRER's camera (video_XXXXX.mp4)."),
     ] = False,
+    backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
@@ -69,10 +71,18 @@ def simulate(
 
     run = execution(executor, workers, ray_address, resume)
     replaced = claim_output(out, PHYSICS_SCENES, overwrite)
+    chosen = announce_backend(backend) if render else "tiny"
     with reported(), terminal.progress(transient=True, unit="scenes") as progress:
         task = progress.add_task("simulating", total=scenes)
         done = simulate_scenes(
-            out, scenes, seed, first_index, render, run, lambda n: progress.advance(task, n)
+            out,
+            scenes,
+            seed,
+            first_index,
+            render,
+            run,
+            lambda n: progress.advance(task, n),
+            chosen,
         )
     if replaced is not None:
         console.print(replaced, highlight=False, markup=False)
@@ -359,6 +369,7 @@ def render(
             help="mp4: CLEVRER's perspective camera, 480x320 H.264; gif: a top-down debug view.",
         ),
     ] = VideoFormat.MP4,
+    backend: BackendOption = "auto",
 ) -> None:
     """Draw each annotated scene into a video: video_XXXXX.mp4 (or .gif from above)."""
     from taskqa.atomic import write_bytes
@@ -371,6 +382,7 @@ def render(
     from taskqa.physics.video import render_mp4
 
     loaded = read_annotation_folder(annotations)
+    chosen = announce_backend(backend) if video_format is VideoFormat.MP4 else "tiny"
     with terminal.progress(transient=True, unit="videos") as progress:
         task = progress.add_task("rendering", total=len(loaded))
         for annotation in loaded:
@@ -381,6 +393,6 @@ def render(
                 problem = Problem(name, ".motion_trajectory", "expected frames to draw; none")
                 raise InvalidInputError([problem])
             else:
-                render_mp4(annotation, out / video_filename(annotation.scene_index))
+                render_mp4(annotation, out / video_filename(annotation.scene_index), backend=chosen)
             progress.advance(task)
     console.print(f"{len(loaded)} videos -> {out}")

@@ -18,7 +18,7 @@ from taskqa.execution.media import media_folder, media_intact, move_media
 from taskqa.physics.scene import LayoutConfig
 
 # What every scene shard shares: the seed, the layout, whether to render and the media folder.
-SceneContext = tuple[int, LayoutConfig, bool, str]
+SceneContext = tuple[int, LayoutConfig, str, str]  # seed, layout, back-end or "", media
 # One scene: annotation file name and text, collision count, and its video's sha256 by name.
 SceneShard = tuple[str, str, int, dict[str, str]]
 
@@ -36,12 +36,12 @@ def simulate_scene_shard(context: SceneContext, index: int) -> SceneShard:
     from taskqa.physics.scene import sample_scene
     from taskqa.physics.video import render_mp4
 
-    seed, layout, render, media = context
+    seed, layout, backend, media = context
     annotation = simulate_scene(sample_scene(seed, index, layout))
     digests: dict[str, str] = {}
-    if render:
+    if backend:
         path = Path(media) / annotation.video_filename
-        render_mp4(annotation, path)
+        render_mp4(annotation, path, backend=backend)
         digests[annotation.video_filename] = sha256_file(path)
     text = annotation_json(annotation)
     return annotation_filename(index), text, len(annotation.collision), digests
@@ -60,6 +60,7 @@ def simulate_scenes(
     render: bool = False,
     execution: Execution | None = None,
     on_progress: Callable[[int], None] | None = None,
+    backend: str = "tiny",
 ) -> SimulatedScenes:
     """Write one CLEVRER annotation per scene (and its video) and ``scenes.json`` into ``out``."""
     from taskqa.physics.pipeline import MANIFEST, manifest_json
@@ -69,9 +70,10 @@ def simulate_scenes(
     indices = list(range(first_index, first_index + scenes))
     journal_path = journal_beside(out)
     media = media_folder(journal_path)
-    run = fingerprint("physics simulate", str(seed), repr(layout), str(render), repr(indices))
+    drawn = backend if render else ""
+    run = fingerprint("physics simulate", str(seed), repr(layout), drawn, repr(indices))
     journal = ShardJournal(journal_path, run, len(indices), execution.resume)
-    context: SceneContext = (seed, layout, render, str(media.resolve()))
+    context: SceneContext = (seed, layout, drawn, str(media.resolve()))
     labels = [f"{i} (scene {index})" for i, index in enumerate(indices)]
     collisions = 0
     videos: list[str] = []

@@ -29,7 +29,7 @@ import yaml
 from taskqa.model.physics import ObjectMotion, PhysicalObject
 from taskqa.physics.clevrer_format import FPS, ClevrerAnnotation
 from taskqa.physics.scene import HALF_SIZE
-from taskqa.render.engine import RGBA, Camera, Picture, RenderScene, Vec3
+from taskqa.render.engine import RGBA, Camera, Picture, Vec3, open_scene
 from taskqa.render.video import write_mp4
 
 HIDDEN: Vec3 = (0.0, 0.0, -50.0)  # below the floor: out of every picture
@@ -127,11 +127,13 @@ def _moving(motion: ObjectMotion) -> bool:
 class SceneVideo:
     """The bodies of one annotation in a render scene; ``pictures`` draws it frame by frame."""
 
-    def __init__(self, annotation: ClevrerAnnotation, look: Look | None = None) -> None:
+    def __init__(
+        self, annotation: ClevrerAnnotation, look: Look | None = None, backend: str = "tiny"
+    ) -> None:
         self.annotation = annotation
         self.look = look or load_look()
         self.first_present = first_present_frames(annotation)
-        self.scene = RenderScene(background=self.look.background)
+        self.scene = open_scene(self.look.background, backend)
         half = self.look.floor_half_width
         self.floor = self.scene.add_box((half, half, 0.01), self.look.floor, (0.0, 0.0, -0.01))
         self.bodies: dict[int, int] = {}  # object id -> body id
@@ -204,13 +206,15 @@ def _glint_spot(shape: str, centre: Vec3, eye: Vec3) -> Vec3:
     return (centre[0] + nudge * toward[0], centre[1] + nudge * toward[1], centre[2] + HALF_SIZE)
 
 
-def render_mp4(annotation: ClevrerAnnotation, path: Path, fps: float = FPS) -> int:
+def render_mp4(
+    annotation: ClevrerAnnotation, path: Path, fps: float = FPS, backend: str = "tiny"
+) -> int:
     """Write the annotation's video as H.264 MP4; return the number of frames written.
 
     The frame rate is the annotation's own (25 frames per simulated second), so speeds in the
     video are the annotation's speeds.
     """
-    with SceneVideo(annotation) as video:
+    with SceneVideo(annotation, backend=backend) as video:
         # All frames are drawn before encoding starts: libx264 fed between pybullet draws gave
         # bytes that depended on the process's history, though the frames were the same.
         frames = [picture.rgb for picture in video.pictures()]

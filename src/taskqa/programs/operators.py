@@ -342,6 +342,8 @@ def _pred(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 def _counterfactual(
     view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 ) -> Value:
+    if arguments and arguments[0] == ADD:
+        return _added(view, arguments[1:], inputs)
     pool = candidates(view, arguments, inputs)
     path = conditions(arguments, view)
     removed = [i for i in pool if matches(i, path)]
@@ -356,6 +358,31 @@ def _counterfactual(
     if not later:
         raise Unanswerable("nothing happens after the removed action")
     return later
+
+
+ADD = "add"
+
+
+def _added(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    """``counterfactual(add, [added conditions], [target conditions], scope)``: the target (one
+    action of the input) and everything after it, had the person also done the added action (one
+    of the recording's own actions, done again) right before the target."""
+    if len(arguments) < 2:
+        raise Unanswerable("adding needs the added action and the action it comes before")
+    added_path = conditions(arguments[:1], view)
+    target_path = conditions(arguments[1:], view)
+    target = [i for i in candidates(view, arguments[1:], inputs) if matches(i, target_path)]
+    added = [i for i in view.everything if matches(i, added_path)]
+    if len(target) != 1 or not added:
+        raise Unanswerable("adding needs one target action and an action to add")
+    if added[0].value("hoi") == target[0].value("hoi"):
+        raise Unanswerable("adding the target action itself")
+    verdict = view.structure.with_added(added[0].id, target[0].id)
+    if verdict is None:
+        raise Unanswerable("the added action could not have been done then, or no schemas")
+    return tuple(
+        i.with_executability(str(verdict[i.id])) for i in view.everything if i.id in verdict
+    )
 
 
 # --- beyond EgoTaskQA's nine ------------------------------------------------------------------

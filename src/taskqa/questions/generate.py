@@ -182,6 +182,13 @@ def questions_for_recording(
                 ):
                     rejected[TRIED_NOT_DONE] += 1
                     continue
+                if ADDING in engine.template.program and any(
+                    instance.values[name] in attempted | unclear for name in engine.action_params
+                ):
+                    # "had they closed the jar right before trying to open it, could they still
+                    # have tried?" asks about a try, not an action the video shows done
+                    rejected[ADDED_TRIED] += 1
+                    continue
                 owner = (
                     nested_value(view, engine.object_reference) if engine.object_reference else None
                 )
@@ -232,6 +239,8 @@ def questions_for_recording(
 
 
 TRIED_NOT_DONE = "existence of an action only tried in the clip"
+ADDED_TRIED = "counterfactual adding to an action only tried"
+ADDING = "counterfactual(add,"  # the program of a counterfactual that adds an action
 OPENS_NAMED = "answer opens, closes or switches what the question names"
 UNSAYABLE = "no words for a value or an attribute (english.yaml)"
 
@@ -304,9 +313,11 @@ def _engines(templates: tuple[Template, ...], obfuscation: int) -> Engines:
 def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
     """Engines for the template with action references matched on hidden objects, by level."""
     actions = [n for n, kind in template.params.items() if kind in ACTION_PARAMS]
-    if not actions or template.program.startswith("exist("):
+    if not actions or template.program.startswith("exist(") or ADDING in template.program:
         # "did the person get something from the fridge?" asks about any such action, not the
-        # one meant: an existence question names its action in full
+        # one meant: an existence question names its action in full. So does one that adds an
+        # action: "had they put something on the shelf" names no action a viewer could find
+        # when the one meant is not in the video
         return {}
     variants: dict[int, Instantiator] = {}
     for level in range(most, 0, -1):

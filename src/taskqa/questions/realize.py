@@ -222,7 +222,11 @@ class Speaker:
             seen.add(noun)
             return match.group(0)
 
-        return phrase.sub(once, said)
+        # a phrasal verb takes its pronoun before the particle: "turned it off", not "turned off it"
+        return _PARTICLE_AFTER_IT.sub(r"\1 it \2", phrase.sub(once, said))
+
+
+_PARTICLE_AFTER_IT = re.compile(r"\b(turn(?:s|ed|ing)?) (on|off) it\b")
 
 
 def text_params(text: str) -> list[tuple[str, str | None]]:

@@ -158,7 +158,7 @@ def _params_below(program: Program, index: int) -> set[str]:
 
 def _counterfactual_action(program: Program) -> str | None:
     for node in program.nodes:
-        if node.function == "counterfactual":
+        if node.function == "counterfactual" and node.arguments[:1] != ("add",):
             match = _PARAM.match(_conditions(node).get("hoi", ""))
             if match:
                 return match.group(1)

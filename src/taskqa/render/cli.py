@@ -19,6 +19,7 @@ from taskqa.execution.options import (
     reported,
 )
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.render.options import BackendOption, announce_backend
 from taskqa.terminal import GuardedGroup, GuardedTyper, console, progress
 
 
@@ -121,6 +122,7 @@ def render_into_corpus(
     clips_from: Path | None = None,
     limit: int | None = None,
     execution: Execution | None = None,
+    backend: str = "auto",
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
     target = render_target(out)
@@ -132,14 +134,15 @@ def render_into_corpus(
     from taskqa.render.recordings import RenderOptions, render_corpus, select_recordings
 
     width, height = check_size(size)
-    options = RenderOptions(
-        fps=fps, width=width, height=height, views=parse_views(views), masks=masks
-    )
     from taskqa.corpus import read_corpus
     from taskqa.simulation.corpus import corpus_domain_file
 
     corpus_domain_file(corpus)  # a domain.yaml corpus.json names but lacks: refused up front
     total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
+    chosen = announce_backend(backend)  # once the inputs are known good
+    options = RenderOptions(
+        fps=fps, width=width, height=height, views=parse_views(views), masks=masks, backend=chosen
+    )
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering", total=total)
         rendered = render_corpus(
@@ -202,6 +205,7 @@ def videos(
     masks: Annotated[
         bool, typer.Option("--masks", help="Also write per-frame instance masks (.masks.npz).")
     ] = False,
+    backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
@@ -219,7 +223,7 @@ def videos(
         raise InvalidInputError([Problem(str(corpus), "", message)])
     run = execution(executor, workers, ray_address, resume)
     render_into_corpus(
-        corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit, run
+        corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit, run, backend
     )
 
 
@@ -229,11 +233,12 @@ def sheet(
         "docs/images/contact-sheet.png"
     ),
     size: Annotated[int, typer.Option(min=64, max=512, help="Pixels per picture side.")] = 224,
+    backend: BackendOption = "auto",
 ) -> None:
     """A contact sheet: before/after pictures of every visible attribute value, labelled."""
     from taskqa.render.sheet import write_sheet
 
-    count = write_sheet(out, size)
+    count = write_sheet(out, size, backend=announce_backend(backend))
     console.print(f"wrote {out} ({count} before/after pairs)", highlight=False)
 
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -187,3 +187,72 @@ class RenderScene:
 def look_at_yaw(eye: Vec3, target: Vec3) -> float:
     """The heading (radians about z) from ``eye`` towards ``target``."""
     return math.atan2(target[1] - eye[1], target[0] - eye[0])
+
+
+# --- back-ends ------------------------------------------------------------------------------
+BACKENDS = ("auto", "gl", "tiny")
+_gl_problem: list[str] = []  # why this process cannot start the GL back-end, once found out
+
+
+GL_PROBE = "from taskqa.render.gl import gl_context; gl_context().release()"
+
+
+def gl_available() -> str | None:
+    """None when a headless GL context starts here, else why not (checked once per process).
+
+    The probe runs in a child process: a driver that crashes takes only the child with it, and
+    this process keeps GL uninitialised, so it may still fork workers that draw."""
+    if not _gl_problem:
+        import subprocess
+
+        try:
+            probe = subprocess.run(
+                [sys.executable, "-c", GL_PROBE], capture_output=True, text=True, timeout=120
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            _gl_problem.append(f"{type(error).__name__}: {error}")
+        else:
+            lines = probe.stderr.strip().splitlines()
+            _gl_problem.append("" if probe.returncode == 0 else (lines or ["it crashed"])[-1])
+    return _gl_problem[0] or None
+
+
+def resolve_backend(requested: str) -> tuple[str, str]:
+    """The back-end to draw with and one line saying why: ``gl`` when asked for or when
+    ``auto`` finds a GL context, else ``tiny``; asking for ``gl`` where none starts fails."""
+    if requested not in BACKENDS:
+        raise ValueError(f"unknown render back-end {requested!r}; expected one of {BACKENDS}")
+    if requested == "tiny":
+        return "tiny", "render back-end: tiny (pybullet's TinyRenderer, as asked)"
+    problem = gl_available()
+    if problem is None:
+        return "gl", "render back-end: gl (moderngl on EGL)"
+    if requested == "gl":
+        raise RuntimeError(f"the GL render back-end cannot start here: {problem}")
+    return "tiny", f"render back-end: tiny (GL could not start: {problem})"
+
+
+class Scene(Protocol):
+    """What every back-end draws: ``RenderScene``'s methods."""
+
+    background: RGBA
+
+    def add_box(self, half_extents: Vec3, color: RGBA, position: Vec3, yaw: float = 0.0) -> int: ...
+    def add_cylinder(
+        self, radius: float, height: float, color: RGBA, position: Vec3, yaw: float = 0.0
+    ) -> int: ...
+    def add_sphere(self, radius: float, color: RGBA, position: Vec3) -> int: ...
+    def move(self, body: int, position: Vec3, yaw: float = 0.0) -> None: ...
+    def move_euler(self, body: int, position: Vec3, euler: Vec3) -> None: ...
+    def recolor(self, body: int, color: RGBA) -> None: ...
+    def capture(self, camera: Camera, masks: bool = True) -> Picture: ...
+    def close(self) -> None: ...
+
+
+def open_scene(background: RGBA, backend: str = "tiny") -> Scene:
+    """A scene of the chosen back-end (``gl`` or ``tiny``); both have ``RenderScene``'s methods."""
+    if backend == "gl":
+        from taskqa.render.gl import GlScene
+
+        return GlScene(background=background)
+    return RenderScene(background=background)

@@ -45,7 +45,8 @@ DIGITS = 4  # moments are rounded to 0.1 ms, so the same moment of two clips is 
 # Bump when what the statistics mean changes; with the render code's digest it keys the cache.
 VERSION = 1
 _RENDER_CODE = (
-    *("engine.py", "gaze.py", "household.py", "looks.py", "models.py", "recordings.py"),
+    *("engine.py", "gaze.py", "household.py", "looks.py", "models.py", "motion.py"),
+    *("recordings.py",),
     *("timeline.py", "grounding.py"),
 )
 

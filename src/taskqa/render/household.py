@@ -10,16 +10,18 @@ they are in the figure's hand.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from taskqa.model import Attribute
-from taskqa.render.engine import RGBA, Camera, RenderScene, Vec3
+from taskqa.model import ActionSegment, Attribute
+from taskqa.render.engine import RGBA, Camera, Vec3, open_scene
 from taskqa.render.looks import ThingLook, generic_model, unit_hash
 from taskqa.render.models import LookSpec, RoomLayout
+from taskqa.render.motion import hand_motion
 from taskqa.render.timeline import HELD_BY, Placement, Timeline
 from taskqa.simulation.domain import Domain
 
@@ -34,6 +36,9 @@ SKIN: RGBA = (0.88, 0.66, 0.53, 1.0)
 HAIR: RGBA = (0.22, 0.15, 0.1, 1.0)
 EYE_TO_TARGET = 0.78  # metres from the first-person eye to what it looks at
 FIRST_PERSON_FOV = 62.0
+TO_MOUTH = frozenset({"drink", "eat"})
+REACH = 0.42  # metres the hand goes out towards the thing an action works on
+MAX_ACTION_SECONDS = 120.0  # no action runs longer: how far back to look for one under way
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class HouseholdScene:
         room: str,
         width: int = 224,
         height: int = 224,
+        backend: str = "tiny",
     ) -> None:
         self.timeline = timeline
         self.domain = domain
@@ -80,7 +86,7 @@ class HouseholdScene:
         self.room = room
         self.layout = self._layout(room)
         self.width, self.height = width, height
-        self.render = RenderScene(background=(*look.rgba(self.layout.walls)[:3], 1.0))
+        self.render = open_scene((*look.rgba(self.layout.walls)[:3], 1.0), backend)
         self.things = [n for n in timeline.things if n not in timeline.agents]
         self.labels: list[str] = ["<room>", *self.things, *timeline.agents]
         self._label_of_body: dict[int, int] = {}
@@ -106,6 +112,15 @@ class HouseholdScene:
         self._gaze: dict[str, tuple[Vec3, Vec3]] = {}
         self._stand: dict[str, tuple[Vec3, float]] = {}
         self._hand_visible: dict[str, bool] = {}
+        self._acting: dict[str, tuple[str, float, float]] = {}  # agent -> verb, start, end
+        self._acting_on: dict[str, frozenset[str]] = {}  # agent -> the action's objects
+        self._actions = {
+            agent: sorted(
+                (a for a in timeline.recording.actions if a.agent == agent),
+                key=lambda a: (a.start, a.id),
+            )
+            for agent in timeline.agents
+        }
 
     def close(self) -> None:
         self.render.close()
@@ -254,7 +269,10 @@ class HouseholdScene:
                 return self.fixture_pose(name)
             return Pose(FAR)
         if place.relation == HELD_BY or place.holder in self.timeline.agents:
-            return self.hand_pose(place.holder, view)
+            # a thing held that the action under way does not use stays at rest in the other
+            # hand (the drawer is closed with one hand while the spoon waits in the other)
+            working = name in self._acting_on.get(place.holder, frozenset())
+            return self.hand_pose(place.holder, view, working)
         holder = self.pose_of(place.holder, view, depth + 1)
         look = self._looks.get(place.holder)
         spot = self._spot(place.holder, name, place.relation or "in", look)
@@ -301,14 +319,28 @@ class HouseholdScene:
         position = _lerp(a.position, b.position, v)
         return Pose((position[0], position[1], position[2] + lift), a.yaw + (b.yaw - a.yaw) * v)
 
-    def hand_pose(self, agent: str, view: View | None) -> Pose:
+    def hand_pose(self, agent: str, view: View | None, working: bool = True) -> Pose:
+        """Where ``agent``'s hand is: at rest, or doing the action under way (motion.py)."""
+        eye, target = self._gaze.get(agent, ((0.0, 0.0, 1.6), (0.0, 1.0, 1.0)))
+        forward, right, up = _basis(eye, target)
         if view is not None and view.agent == agent:
-            eye, target = self._gaze.get(agent, ((0.0, 0.0, 1.6), (0.0, 1.0, 1.0)))
-            forward, right, up = _basis(eye, target)
-            point = _add(eye, forward, 0.56, right, 0.2, up, -0.25)
-            return Pose(point, math.atan2(forward[1], forward[0]) + math.pi / 2)
-        position, yaw = self._stand.get(agent, ((0.0, 0.0, 0.0), 0.0))
-        return Pose(Pose(position, yaw).apply((0.22, -0.44, 0.98)), yaw)
+            rest = _add(eye, forward, 0.56, right, 0.2, up, -0.25)
+            yaw = math.atan2(forward[1], forward[0]) + math.pi / 2
+        else:
+            position, yaw = self._stand.get(agent, ((0.0, 0.0, 0.0), 0.0))
+            rest = Pose(position, yaw).apply((0.22, -0.44, 0.98))
+        acting = self._acting.get(agent)
+        if acting is None or not working:
+            return Pose(rest, yaw)
+        out, side, lift = hand_motion(*acting, self._time)
+        if acting[0] in TO_MOUTH:  # eating and drinking bring the thing to the head
+            target = _add(eye, forward, 0.22, up, -0.12, right, 0.0)
+            lift = 0.0
+        toward = (target[0] - rest[0], target[1] - rest[1], target[2] + 0.05 - rest[2])
+        length = math.sqrt(sum(c * c for c in toward)) or 1.0
+        scale = out * min(length * 0.75, REACH) / length  # arm's length, short of the thing
+        point = _add(rest, toward, scale, right, side, (0.0, 0.0, 1.0), lift)
+        return Pose(point, yaw)
 
     # --- one moment ----------------------------------------------------------------------------
     def set_time(
@@ -323,8 +355,18 @@ class HouseholdScene:
         busy = {
             m.agent for name in self.things if (m := self.timeline.move_at(name, t)) is not None
         }
+        self._acting = {
+            agent: (action.verb, action.start, action.end)
+            for agent, actions in self._actions.items()
+            if (action := _under_way(actions, t)) is not None
+        }
+        self._acting_on = {
+            agent: frozenset(action.slots.objects())
+            for agent, actions in self._actions.items()
+            if (action := _under_way(actions, t)) is not None
+        }
         self._hand_visible = {
-            agent: agent in busy or bool(self.timeline.held_by(agent, t))
+            agent: agent in busy or agent in self._acting or bool(self.timeline.held_by(agent, t))
             for agent in self.timeline.agents
         }
         self._pieces = {
@@ -444,6 +486,19 @@ class HouseholdScene:
 
     def label(self, name: str) -> int:
         return self.labels.index(name)
+
+
+def _under_way(actions: Sequence[ActionSegment], t: float) -> ActionSegment | None:
+    """The action (of one person, by start) running at ``t``, if any; the later one where two
+    touch."""
+    index = bisect_right([a.start for a in actions], t) - 1
+    while index >= 0:
+        if actions[index].start <= t <= actions[index].end:
+            return actions[index]
+        index -= 1
+        if index >= 0 and actions[index].end < t - MAX_ACTION_SECONDS:
+            break
+    return None
 
 
 def _ease(u: float) -> float:

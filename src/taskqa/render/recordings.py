@@ -49,6 +49,7 @@ class RenderOptions:
     height: int = 224
     views: tuple[str, ...] = VIEWS
     masks: bool = False
+    backend: str = "tiny"  # gl or tiny, as engine.resolve_backend chose it
 
 
 @dataclass
@@ -91,7 +92,9 @@ def render_recording(
     room = recording.environment or next(iter(domain.spec.rooms))
     timeline = Timeline(recording, domain)
     result = RenderedRecording(recording.id)
-    with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
+    with HouseholdScene(
+        timeline, domain, look, room, options.width, options.height, options.backend
+    ) as scene:
         director = Director(scene)
         views = _views_drawn(timeline, options)
         count = frame_count(recording.duration, options.fps)
@@ -137,7 +140,9 @@ def render_frames(
     shows what frame ``i`` of the rendered video shows, before the video's compression."""
     room = recording.environment or next(iter(domain.spec.rooms))
     timeline = Timeline(recording, domain)
-    with HouseholdScene(timeline, domain, look, room, options.width, options.height) as scene:
+    with HouseholdScene(
+        timeline, domain, look, room, options.width, options.height, options.backend
+    ) as scene:
         director = Director(scene)
         views = _views_drawn(timeline, options)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}

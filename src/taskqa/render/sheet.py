@@ -95,7 +95,11 @@ def find_object(domain: Domain, category: str) -> str | None:
 
 
 def sheet_pictures(
-    domain: Domain, look: LookSpec, size: int, spec: SheetSpec | None = None
+    domain: Domain,
+    look: LookSpec,
+    size: int,
+    spec: SheetSpec | None = None,
+    backend: str = "tiny",
 ) -> list[list[tuple[str, npt.NDArray[np.uint8]]]]:
     """Per sheet row, (label, picture) for each value; rows whose object the domain lacks are
     left out."""
@@ -105,7 +109,7 @@ def sheet_pictures(
         name = find_object(domain, row.object)
         if name is None:
             continue
-        rows.append(_row_pictures(domain, look, size, name, row))
+        rows.append(_row_pictures(domain, look, size, name, row, backend))
     return rows
 
 
@@ -143,13 +147,20 @@ def still_recording(domain: Domain, subject: str, attributes: dict[Attribute, st
 
 
 def _row_pictures(
-    domain: Domain, look: LookSpec, size: int, name: str, row: SheetRow
+    domain: Domain, look: LookSpec, size: int, name: str, row: SheetRow, backend: str
 ) -> list[tuple[str, npt.NDArray[np.uint8]]]:
-    return [(label, frame.rgb) for label, frame, _ in row_frames(domain, look, size, name, row)]
+    framed = row_frames(domain, look, size, name, row, backend=backend)
+    return [(label, frame.rgb) for label, frame, _ in framed]
 
 
 def row_frames(
-    domain: Domain, look: LookSpec, size: int, name: str, row: SheetRow, masks: bool = False
+    domain: Domain,
+    look: LookSpec,
+    size: int,
+    name: str,
+    row: SheetRow,
+    masks: bool = False,
+    backend: str = "tiny",
 ) -> list[tuple[str, Frame, int]]:
     """(label, frame, the subject's mask label) for each value of one sheet row."""
     attribute = attribute_named(row.attribute)
@@ -159,7 +170,8 @@ def row_frames(
     timeline = Timeline(recording, domain)
     timeline.expect(name, attribute, row.values)
     frames = []
-    with HouseholdScene(timeline, domain, look, recording.environment or "", size, size) as scene:
+    room = recording.environment or ""
+    with HouseholdScene(timeline, domain, look, room, size, size, backend) as scene:
         for value in row.values:
             timeline.set_initial(name, {**extra, attribute: value})
             camera = still_camera(scene, name, size)
@@ -201,10 +213,12 @@ def compose_sheet(rows: list[list[tuple[str, npt.NDArray[np.uint8]]]], size: int
     return sheet
 
 
-def write_sheet(out: Path, size: int = 224, domain: Domain | None = None) -> int:
+def write_sheet(
+    out: Path, size: int = 224, domain: Domain | None = None, backend: str = "tiny"
+) -> int:
     """Write the contact sheet PNG; return the number of pictures on it."""
     domain = domain or load_domain()
-    rows = sheet_pictures(domain, load_look(), size)
+    rows = sheet_pictures(domain, load_look(), size, backend=backend)
     image = compose_sheet(rows, size)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)

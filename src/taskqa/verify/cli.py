@@ -23,6 +23,7 @@ from taskqa.execution.options import (
 from taskqa.jsonio import record_text, write_json
 from taskqa.outputs import VERIFY_BENCHMARK, OverwriteOption, claim_output
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.render.options import BackendOption, announce_backend
 from taskqa.terminal import GuardedTyper, console
 
 app = GuardedTyper(
@@ -90,6 +91,7 @@ def build(
     ] = False,
     fps: Annotated[float, typer.Option(min=1.0, help="Frames per second of the videos.")] = 6.0,
     size: Annotated[int, typer.Option(min=16, help="Video frame side in pixels (even).")] = 224,
+    backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
@@ -103,7 +105,9 @@ def build(
     if size % 2:
         message = f"expected an even number of pixels, got {size}"
         raise InvalidInputError([Problem("--size", "", message)])
-    options = RenderOptions(fps=fps, size=size) if render else None
+    options = (
+        RenderOptions(fps=fps, size=size, backend=announce_backend(backend)) if render else None
+    )
     run = execution(executor, workers, ray_address, resume)
     replaced = claim_output(out, VERIFY_BENCHMARK, overwrite)
     with reported(), terminal.progress(transient=True, unit="trials") as progress:

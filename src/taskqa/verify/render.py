@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from taskqa.render.engine import RGBA, Camera, Picture, RenderScene, Vec3
+from taskqa.render.engine import RGBA, Camera, Picture, Vec3, open_scene
+from taskqa.render.engine import Scene as DrawnScene
 from taskqa.render.video import write_mp4
 from taskqa.verify.graph import SubTask
 from taskqa.verify.kitchen import AFFORDANCES, Episode, Scene
@@ -45,6 +46,7 @@ PIECES = 3
 class RenderOptions:
     fps: float = 6.0
     size: int = 224  # square frames; even, as H.264 in yuv420p needs
+    backend: str = "tiny"  # gl or tiny, as engine.resolve_backend chose it
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ class KitchenVideo:
         self.scene_spec = Scene.generate(episode.scene)
         self.places = layout(self.scene_spec)
         self.steps = timeline(episode)
-        self.scene = RenderScene(background=_rgba(self.look["background"]))
+        self.scene = open_scene(_rgba(self.look["background"]), options.backend)
         self.scene.add_box((8.0, 8.0, 0.01), _rgba(self.look["floor"]), (0.0, 0.0, -0.01))
         self.doors: dict[str, int] = {}
         self.glow: dict[str, int] = {}
@@ -365,7 +367,7 @@ class KitchenVideo:
 class _ObjectBodies:
     """The target object: whole, or in pieces; tinted hot or cold; dirt, steam and frost."""
 
-    def __init__(self, scene: RenderScene, name: str, look: dict[str, Any]) -> None:
+    def __init__(self, scene: DrawnScene, name: str, look: dict[str, Any]) -> None:
         self.scene = scene
         spec = look["objects"][name]
         self.states_look = look["states"]

@@ -1,0 +1,138 @@
+"""Composition targets: how many questions of each reasoning type balancing keeps (``--mix``).
+
+Text-conditional balancing keeps what every text group can balance, which in a simulated kitchen
+is mostly "what did the person do" questions. The mix step then aims at a target share per
+question type, scope, semantic category and answer kind (yes/no against open), like EgoTaskQA's
+own balanced set (supplementary Table 3), by **cutting** over-represented reasoning types; it never
+adds a question balancing removed, so a category the world cannot supply stays short and is
+reported as such.
+
+How much may be cut is bounded: the mixed set keeps at least ``keep`` of what balancing alone
+would keep. Within that bound the total is the largest one at which every target can be met
+(``min(supply / target)`` over categories), and the per-type quotas come from iterative
+proportional fitting (raking): each axis in turn scales the types of each of its categories
+towards the category's water-filled share (a category that cannot reach its share keeps all it
+has, the rest share the remainder in proportion to their targets), never above a type's supply.
+A question carrying two types or scopes counts in both, as EgoTaskQA counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Cell = tuple[str, str]  # (reasoning type, "binary" or "open")
+RAKING_ROUNDS = 60
+
+# EgoTaskQA's balanced mix (supplementary Table 3, "After": 21K descriptive, 4K predictive, 6K
+# counterfactual, 9K explanatory; 32K world, 5K intent, 6K multi-agent; 17K action, 4K object,
+# 9K state, 10K change) as shares of each axis, with object raised from 10% to 15% (action
+# lowered to match) so that no semantic category is too small to report on its own; yes/no
+# against open questions is the 1 : 2 of balancing.
+DEFAULT_TARGETS: dict[str, dict[str, float]] = {
+    "type": {
+        "descriptive": 0.525,
+        "predictive": 0.10,
+        "counterfactual": 0.15,
+        "explanatory": 0.225,
+    },
+    "scope": {"world": 0.744, "intent": 0.116, "multi-agent": 0.14},
+    "semantic": {"action": 0.375, "object": 0.15, "state": 0.225, "change": 0.25},
+    "answer": {"binary": 1 / 3, "open": 2 / 3},
+}
+
+
+class MixConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = Field(True, description="Cut over-represented reasoning types to the targets.")
+    keep: float = Field(
+        0.6, gt=0, le=1, description="Least share of the balanced questions the mix keeps."
+    )
+    targets: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {axis: dict(t) for axis, t in DEFAULT_TARGETS.items()},
+        description="Target share of each category, per axis (type, scope, semantic, answer).",
+    )
+
+
+def cell_tags(cell: Cell) -> frozenset[str]:
+    """The categories a (reasoning type, answer kind) cell counts in, as ``axis/category``."""
+    kind, answer = cell
+    return frozenset([*(f"tag/{part}" for part in kind.split("$")), f"answer/{answer}"])
+
+
+def _members(cells: list[Cell], axis: str, category: str) -> list[Cell]:
+    name = f"answer/{category}" if axis == "answer" else f"tag/{category}"
+    return [cell for cell in cells if name in cell_tags(cell)]
+
+
+def mix_quotas(supply: Mapping[Cell, int], total: int, config: MixConfig) -> dict[Cell, int]:
+    """How many questions each cell keeps: at most its supply, about ``total`` or more in all."""
+    cells = sorted(c for c, n in supply.items() if n > 0)
+    if not cells or total <= 0:
+        return dict.fromkeys(supply, 0)
+    whole = sum(supply[c] for c in cells)
+    targets = {
+        axis: {c: t for c, t in shares.items() if t > 0} for axis, shares in config.targets.items()
+    }
+    # the largest total every target allows, but never below ``keep`` of the balanced set
+    reachable = min(
+        (
+            sum(supply[c] for c in _members(cells, axis, category)) / share
+            for axis, shares in targets.items()
+            for category, share in shares.items()
+        ),
+        default=float(whole),
+    )
+    goal = min(float(whole), float(total), max(config.keep * total, reachable))
+    quota = {c: float(supply[c]) * goal / whole for c in cells}
+    for _ in range(RAKING_ROUNDS):
+        for axis, shares in targets.items():
+            members = {category: _members(cells, axis, category) for category in shares}
+            current = {k: sum(quota[c] for c in m) for k, m in members.items()}
+            limits = {k: float(sum(supply[c] for c in m)) for k, m in members.items()}
+            wanted = water_fill(shares, limits, goal)
+            for category, member_cells in members.items():
+                if current[category] > 0:
+                    factor = wanted[category] / current[category]
+                    for c in member_cells:
+                        quota[c] = min(float(supply[c]), quota[c] * factor)
+    return {c: int(round(quota.get(c, 0.0))) for c in supply}
+
+
+def water_fill(
+    targets: Mapping[str, float], limits: Mapping[str, float], total: float
+) -> dict[str, float]:
+    """``total`` shared in proportion to ``targets``, no category above its limit; what a full
+    category cannot take goes to the others, in proportion again."""
+    wanted = dict.fromkeys(targets, 0.0)
+    open_ = {k for k, t in targets.items() if t > 0}
+    left = total
+    while open_ and left > 1e-9:
+        weight = sum(targets[k] for k in open_)
+        full = {k for k in open_ if limits[k] - wanted[k] <= left * targets[k] / weight}
+        if not full:
+            for k in open_:
+                wanted[k] += left * targets[k] / weight
+            break
+        for k in full:
+            left -= limits[k] - wanted[k]
+            wanted[k] = limits[k]
+        open_ -= full
+    return wanted
+
+
+def achieved(counts: Mapping[Cell, int], config: MixConfig) -> dict[str, dict[str, float]]:
+    """The share of every target category in ``counts`` (multi-label, as the targets count)."""
+    cells = [c for c, n in counts.items() if n > 0]
+    total = sum(counts[c] for c in cells)
+    return {
+        axis: {
+            category: (sum(counts[c] for c in _members(cells, axis, category)) / total)
+            if total
+            else 0.0
+            for category in shares
+        }
+        for axis, shares in config.targets.items()
+    }
