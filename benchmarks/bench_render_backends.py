@@ -49,18 +49,21 @@ SIZES = ((224, 224), (320, 240), (448, 448))
 def draw_rates(domain: Domain, frames: int) -> dict[str, float]:
     """Frames/s of the full kitchen per back-end and size, cycling the room and zone cameras."""
     print(f"\n## Draw rate, full kitchen, one process (load {os.getloadavg()[0]:.2f}, 2 cores)")
-    print("back-end               size       frames/s")
+    print("back-end               size       frames/s")  # lit = key light + soft shadows
     room = "kitchen" if "kitchen" in domain.spec.rooms else next(iter(domain.spec.rooms))
     recording = full_room(domain, room)
     timeline = Timeline(recording, domain)
     rates: dict[str, float] = {}
-    variants = (("gl, shadows, 4x MSAA", "gl", 4), ("gl, shadows, post AA", "gl", 0),
-                ("tiny", "tiny", 0))  # fmt: skip
-    for label, backend, samples in variants:
+    variants = (("gl textured, 4x MSAA", "gl", 4, "textured"),
+                ("gl textured, post AA", "gl", 0, "textured"),
+                ("gl shaded, post AA", "gl", 0, "shaded"),
+                ("gl flat, post AA", "gl", 0, "flat"),
+                ("tiny", "tiny", 0, "textured"))  # fmt: skip
+    for label, backend, samples, appearance in variants:
         gl.SAMPLES = samples
         for width, height in SIZES:
             with HouseholdScene(
-                timeline, domain, load_look(), room, width, height, backend
+                timeline, domain, load_look(), room, width, height, backend, appearance
             ) as scene:
                 zones = list(scene.layout.zones.values())
                 stand = {
@@ -96,15 +99,18 @@ def digest(folder: Path) -> dict[str, str]:
     }
 
 
+def simulated(corpus: Path, episodes: int, seed: int) -> Path:
+    """`taskqa simulate --episodes N --seed S --out CORPUS`, as a user runs it."""
+    command = [sys.executable, "-m", "taskqa", "simulate", "--episodes", str(episodes),
+               "--seed", str(seed), "--out", str(corpus)]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True)
+    return corpus
+
+
 def render_command(domain: Domain, scratch: Path) -> dict[str, float | bool]:
     """`taskqa render` on simulate --episodes 4 --seed 2, one worker, per back-end; then the GL
     files again with one worker and with two."""
-    corpus = scratch / "corpus4"
-    subprocess.run(
-        [sys.executable, "-m", "taskqa", "simulate", "--episodes", "4", "--seed", "2",
-         "--out", str(corpus)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    corpus = simulated(scratch / "corpus4", episodes=4, seed=2)
     print("\n## taskqa render, simulate --episodes 4 --seed 2, 2 fps, both views, 224 px")
     figures: dict[str, float | bool] = {}
     outputs = {}
@@ -164,12 +170,7 @@ def stillness(domain: Domain, backend: str) -> float:
 
 
 def whole_corpus(scratch: Path, limit: int | None) -> dict[str, float]:
-    corpus = scratch / "corpus400"
-    subprocess.run(
-        [sys.executable, "-m", "taskqa", "simulate", "--episodes", "400", "--seed", "5",
-         "--out", str(corpus)],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    corpus = simulated(scratch / "corpus400", episodes=400, seed=5)
     records = [json.loads(line) for line in (corpus / "recordings.jsonl").open()]
     frames_all = sum(frame_count(r["duration"], 2.0) * (len(r["agents"]) + 1) for r in records)
     command = [sys.executable, "-m", "taskqa", "render", str(corpus), "--workers", "2"]

@@ -230,8 +230,14 @@ class FrameSource:
 
         domain, look = self._domain_and_look()
         names = {View.FIRST_PERSON: FIRST, View.THIRD_PERSON: THIRD}
+        from taskqa.render.engine import resolve_backend
+
         options = RenderOptions(
-            fps=fps, width=width, height=height, views=tuple(names[v] for v in views)
+            fps=fps,
+            width=width,
+            height=height,
+            views=tuple(names[v] for v in views),
+            backend=resolve_backend("auto")[0],  # what `taskqa render` draws by default
         )
         frames = render_frames(recording, domain, look, indices, options)
         keys = {View.FIRST_PERSON: view_name(clip.agent), View.THIRD_PERSON: view_name(None)}

@@ -461,3 +461,22 @@ def test_a_moment_that_changes_nothing_makes_the_question_degenerate(
                     kept += 1
             assert not found
     assert kept > 10 and dropped > 10
+
+
+def test_the_thing_they_cut_is_one_a_cut_action_cut(
+    small_corpus: list[Recording], domain: Domain
+) -> None:
+    """Eating an egg halves it too; "the first / last thing they cut" names only what a cut
+    action of the person's in the clip worked on (a frames review found the egg)."""
+    found = 0
+    for recording in small_corpus:
+        structure = build_structure(recording)
+        for clip in cut_clips(recording, GenerationConfig().clips):
+            view = build_view(recording, clip, structure, domain.templates)
+            cut = {o for i in view.observed if i.value("verb") == ("cut",) for o in i.value("obj")}
+            for key in ("first-cut", "last-cut"):
+                named = result(parse_program(OBJECT_REFERENCES[key][0]), view)
+                if named is not None:
+                    found += 1
+                    assert named in cut, (clip.id, key, named)
+    assert found > 0

@@ -65,12 +65,15 @@ def test_gl_draws_the_same_bodies_where_tiny_draws_them() -> None:
     assert floor.max() - floor.min() > 60  # the box's shadow on the floor
 
 
+@pytest.fixture()
+def corpus(tmp_path: Path, recordings: list[Recording], domain: Domain) -> Path:
+    folder = tmp_path / "corpus"
+    write_simulated_corpus(folder, SimulationConfig(episodes=2, seed=3), recordings, domain)
+    return folder
+
+
 @needs_gl
-def test_gl_videos_are_byte_identical_across_runs_and_workers(
-    tmp_path: Path, recordings: list[Recording], domain: Domain
-) -> None:
-    corpus = tmp_path / "corpus"
-    write_simulated_corpus(corpus, SimulationConfig(episodes=2, seed=3), recordings, domain)
+def test_gl_videos_are_byte_identical_across_runs_and_workers(tmp_path: Path, corpus: Path) -> None:
     options = RenderOptions(fps=0.5, width=64, height=64, masks=True, backend="gl")
     render_corpus(corpus, tmp_path / "a", options, workers=1)
     render_corpus(corpus, tmp_path / "b", options, workers=2)
@@ -101,10 +104,8 @@ def test_the_backend_is_chosen_and_said(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_render_command_falls_back_and_refuses_clearly(
-    tmp_path: Path, recordings: list[Recording], domain: Domain, monkeypatch: pytest.MonkeyPatch
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = tmp_path / "corpus"
-    write_simulated_corpus(corpus, SimulationConfig(episodes=2, seed=3), recordings, domain)
     runner = CliRunner()
     base = ["render", str(corpus), "--limit", "1", "--fps", "0.5", "--size", "32"]
     result = runner.invoke(app, [*base, "--backend", "fast"])
@@ -119,3 +120,54 @@ def test_render_command_falls_back_and_refuses_clearly(
     result = runner.invoke(app, [*base, "--backend", "gl"])
     assert result.exit_code == 1
     assert "the GL render back-end cannot start here: OSError: no EGL" in result.output
+
+
+@pytest.mark.parametrize("backend", ["tiny", "gl"])
+def test_depth_is_metres_along_the_view(backend: str) -> None:
+    if backend == "gl" and GL_PROBLEM is not None:
+        pytest.skip(f"no headless GL context here ({GL_PROBLEM})")
+    camera = Camera(eye=(0.0, 0.0, 2.0), target=(0.0, 0.0, 0.0), up=(0.0, 1.0, 0.0),
+                    width=64, height=64, fov=40.0)  # fmt: skip
+    with open_scene((0.5, 0.5, 0.5, 1.0), backend) as scene:  # type: ignore[attr-defined]
+        scene.add_box((0.4, 0.4, 0.01), (0.6, 0.5, 0.4, 1.0), (0.0, 0.0, 0.0))
+        scene.add_box((0.05, 0.05, 0.25), (0.8, 0.1, 0.1, 1.0), (0.0, 0.0, 0.25))
+        picture = scene.capture(camera)
+    depth = picture.depth
+    assert depth is not None and depth.shape == (64, 64)
+    assert depth[32, 32] == pytest.approx(1.5, abs=0.01)  # the post's top, 0.5 m up
+    assert depth[20, 32] == pytest.approx(1.99, abs=0.01)  # the slab's top
+    assert depth[0, 0] == pytest.approx(camera.far, rel=1e-3)  # nothing drawn there
+
+
+@needs_gl
+def test_render_writes_depth_beside_the_masks(tmp_path: Path, corpus: Path) -> None:
+    options = RenderOptions(fps=0.5, width=48, height=48, masks=True, depth=True, backend="gl")
+    render_corpus(corpus, tmp_path / "v", options, limit=1)
+    masks = sorted((tmp_path / "v").rglob("*.masks.npz"))
+    depths = sorted((tmp_path / "v").rglob("*.depth.npz"))
+    assert len(depths) == len(masks) >= 2
+    with np.load(depths[0]) as data, np.load(masks[0]) as labels:
+        depth_mm, named = data["depth_mm"], labels["labels"]
+    assert depth_mm.shape == named.shape and depth_mm.dtype == np.uint16
+    assert 100 < int(np.median(depth_mm)) < 8000  # a room seen from head height, in mm
+
+
+@needs_gl
+def test_the_appearance_ladder_adds_light_then_surfaces(
+    recordings: list[Recording], domain: Domain
+) -> None:
+    """flat: each body one colour; shaded: lit and shadowed; textured: surfaces vary within a
+    body (wood grain, planks). The masks are the same on every rung."""
+    from taskqa.render.models import load_look
+    from taskqa.render.recordings import render_frames
+
+    recording = recordings[0]
+    spread = {}
+    for look in ("flat", "shaded", "textured"):
+        options = RenderOptions(fps=2.0, width=96, height=96, backend="gl", appearance=look)
+        frames = render_frames(recording, domain, load_look(), [4], options)["third"][0]
+        # distinct colours in the picture: lighting and textures add shades of each colour
+        spread[look] = len(np.unique(frames.reshape(-1, 3), axis=0))
+    assert spread["flat"] < spread["shaded"] < spread["textured"]
+    with pytest.raises(ValueError, match="unknown look 'glossy'"):
+        open_scene((0, 0, 0, 1), "gl", "glossy")

@@ -19,6 +19,7 @@ from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.folder import Benchmark
 from taskqa.corpus import read_corpus
+from taskqa.render.engine import resolve_backend
 from taskqa.render.models import load_look
 from taskqa.render.recordings import RenderOptions, render_corpus, render_frames
 from taskqa.render.video import read_frames, video_info
@@ -131,7 +132,9 @@ def test_sample_writes_a_frame_sheet_per_question(
             seen["decoded"] += 1
         else:  # rendered from the recording, on taskqa render's frame grid
             indices = [round(t * FPS) for t in times]
-            options = RenderOptions(fps=FPS, width=SIZE, height=SIZE)
+            # the review draws what `taskqa render` draws by default
+            backend = resolve_backend("auto")[0]
+            options = RenderOptions(fps=FPS, width=SIZE, height=SIZE, backend=backend)
             views = render_frames(recordings[clip.recording], domain, load_look(), indices, options)
             assert all(
                 np.array_equal(a, b)

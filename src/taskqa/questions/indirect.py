@@ -60,15 +60,17 @@ DO = {None: "does", "ing": "doing", "base": "do", "pp": "done", "past": "did", "
 # The reference says what was done to the thing ("the last thing they opened"): a review from the
 # frames found "the last thing they changed" vague, since a viewer cannot tell whether moving or
 # picking up a thing counts as changing it. One pair per common kind of change.
-_DONE = {"opened": ("openness", "open"), "turned on": ("poweredness", "on"),
-         "filled": ("emptiness", "full"), "cut": ("shape", "part")}  # fmt: skip
+# A verb is named where other actions make the same change: eating an egg halves it, and a
+# frames review found "the first thing the person cut" answered "the egg" where nothing was cut.
+_DONE = {"opened": ("openness", "open", ""), "turned on": ("poweredness", "on", ""),
+         "filled": ("emptiness", "full", ""), "cut": ("shape", "part", "verb@cut, ")}  # fmt: skip
 OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
     f"{order}-{said.replace(' ', '-')}": (
-        f"query(change, obj$, iterate_until({direction}, filter(change, attribute@{attribute}, "
-        f"after@{value}, video)))",
+        f"query(change, obj$, iterate_until({direction}, filter({verb}change, "
+        f"attribute@{attribute}, after@{value}, video)))",
         f"the {order} thing they {said}",
     )
-    for said, (attribute, value) in _DONE.items()
+    for said, (attribute, value, verb) in _DONE.items()
     for order, direction in (("first", "forward"), ("last", "backward"))
 }
 THING_REFERENCES = OBJECT_REFERENCES

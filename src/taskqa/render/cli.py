@@ -123,8 +123,15 @@ def render_into_corpus(
     limit: int | None = None,
     execution: Execution | None = None,
     backend: str = "auto",
+    depth: bool = False,
+    look: str = "textured",
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
+    from taskqa.render.gl import LOOKS
+
+    if look not in LOOKS:
+        message = f"unknown look {look!r}; expected one of {', '.join(LOOKS)}"
+        raise InvalidInputError([Problem("--look", "", message)])
     target = render_target(out)
     if isinstance(target, str):
         from taskqa.execution.storage import check_store
@@ -140,8 +147,18 @@ def render_into_corpus(
     corpus_domain_file(corpus)  # a domain.yaml corpus.json names but lacks: refused up front
     total = len(select_recordings(read_corpus(corpus), recordings, clips_from, limit))
     chosen = announce_backend(backend)  # once the inputs are known good
+    if chosen == "tiny" and look != "textured":
+        said = f"--look {look} is the GL back-end's; tiny draws its one look"
+        console.print(said, highlight=False)
     options = RenderOptions(
-        fps=fps, width=width, height=height, views=parse_views(views), masks=masks, backend=chosen
+        fps=fps,
+        width=width,
+        height=height,
+        views=parse_views(views),
+        masks=masks,
+        backend=chosen,
+        depth=depth,
+        appearance=look,
     )
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering", total=total)
@@ -205,6 +222,19 @@ def videos(
     masks: Annotated[
         bool, typer.Option("--masks", help="Also write per-frame instance masks (.masks.npz).")
     ] = False,
+    depth: Annotated[
+        bool,
+        typer.Option(
+            "--depth", help="Also write per-frame depth in millimetres (.depth.npz, depth_mm)."
+        ),
+    ] = False,
+    look: Annotated[
+        str,
+        typer.Option(
+            help="The GL back-end's appearance: flat (unlit colours), shaded (lit, shadows) or "
+            "textured (also wood grain, floor planks, plaster, brushed steel)."
+        ),
+    ] = "textured",
     backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
@@ -223,7 +253,20 @@ def videos(
         raise InvalidInputError([Problem(str(corpus), "", message)])
     run = execution(executor, workers, ray_address, resume)
     render_into_corpus(
-        corpus, out, fps, size, views, masks, workers, recordings, clips_from, limit, run, backend
+        corpus,
+        out,
+        fps,
+        size,
+        views,
+        masks,
+        workers,
+        recordings,
+        clips_from,
+        limit,
+        run,
+        backend,
+        depth,
+        look,
     )
 
 
@@ -256,6 +299,7 @@ def probe(
         float, typer.Option(min=0.1, max=0.9, help="Share of test recordings.")
     ] = 0.3,
     size: Annotated[int, typer.Option(min=64, max=512, help="Frame side in pixels.")] = 224,
+    backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
@@ -270,6 +314,7 @@ def probe(
 
     corpus_domain_file(corpus)  # before the progress bar, as `render videos` does
     total = len(read_corpus(corpus)[:limit])
+    chosen = announce_backend(backend)
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering crops", total=total)
         report = run_probe(
@@ -282,6 +327,7 @@ def probe(
             workers=workers,
             on_progress=lambda n: bars.advance(task, n),
             execution=execution(executor, workers, ray_address),
+            backend=chosen,
         )
     console.print(report.table())
     console.print(f"wrote {out / 'probe.json'} and {out / 'probe.md'}", highlight=False)

@@ -79,6 +79,16 @@ class Camera:
 class Picture:
     rgb: npt.NDArray[np.uint8]  # (height, width, 3)
     instances: npt.NDArray[np.int32]  # (height, width): body id per pixel, -1 for background
+    # (height, width) metres from the camera plane, ``far`` where nothing is drawn; with masks
+    depth: npt.NDArray[np.float32] | None = None
+
+
+def linear_depth(buffer: npt.NDArray[np.float32], camera: Camera) -> npt.NDArray[np.float32]:
+    """A depth buffer's [0, 1] values as metres along the view axis (perspective projection)."""
+    near, far = camera.near, camera.far
+    ndc = 2.0 * buffer.astype(np.float64) - 1.0
+    metres = 2.0 * near * far / (far + near - ndc * (far - near))
+    return np.minimum(metres, far).astype(np.float32)
 
 
 class RenderScene:
@@ -159,7 +169,7 @@ class RenderScene:
 
     def capture(self, camera: Camera, masks: bool = True) -> Picture:
         flags = 0 if masks else self._p.ER_NO_SEGMENTATION_MASK
-        _, _, rgba, _, segmentation = self._p.getCameraImage(
+        _, _, rgba, depth_buffer, segmentation = self._p.getCameraImage(
             camera.width,
             camera.height,
             viewMatrix=camera.view_matrix(),
@@ -181,7 +191,11 @@ class RenderScene:
         # says which pixels are backdrop, so the picture is left as drawn.
         if masks and background.any():
             rgb[background] = np.asarray(self.background[:3]) * 255
-        return Picture(rgb=rgb, instances=instances)
+        depth = None
+        if masks:
+            buffer = np.asarray(depth_buffer, dtype=np.float32).reshape(camera.height, camera.width)
+            depth = linear_depth(buffer, camera)
+        return Picture(rgb=rgb, instances=instances, depth=depth)
 
 
 def look_at_yaw(eye: Vec3, target: Vec3) -> float:
@@ -249,10 +263,12 @@ class Scene(Protocol):
     def close(self) -> None: ...
 
 
-def open_scene(background: RGBA, backend: str = "tiny") -> Scene:
-    """A scene of the chosen back-end (``gl`` or ``tiny``); both have ``RenderScene``'s methods."""
+def open_scene(background: RGBA, backend: str = "tiny", appearance: str = "textured") -> Scene:
+    """A scene of the chosen back-end (``gl`` or ``tiny``); both have ``RenderScene``'s methods.
+    ``appearance`` (flat, shaded, textured: ``gl.LOOKS``) is the GL back-end's; TinyRenderer
+    has one look of its own."""
     if backend == "gl":
         from taskqa.render.gl import GlScene
 
-        return GlScene(background=background)
+        return GlScene(background=background, look=appearance)
     return RenderScene(background=background)

@@ -74,6 +74,12 @@ class Director:
             names = [*slots.patient, *slots.destination, *slots.source, *slots.instrument]
             name, t = (names[0] if names else ""), (action.start + action.end) / 2
         fallback = self.scene.layout.zones[zone].look if zone is not None else (0.0, 1.0, 0.9)
+        if name and self.timeline.enclosed(name, t):
+            # the main thing is shut away at that moment (the egg still in the fridge when
+            # cooking starts): look at the action's first thing that can be seen instead
+            names = [*slots.patient, *slots.destination, *slots.source, *slots.instrument]
+            seen = [n for n in names if n in self.scene.things and not self.timeline.enclosed(n, t)]
+            name = seen[0] if seen else name
         if not name or name not in self.scene.things:
             return fallback, EYE_TO_TARGET
         place = self.timeline.placement_at(name, t)

@@ -22,9 +22,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from taskqa.render.engine import RGBA, Camera, Picture, Vec3
+from taskqa.render.engine import RGBA, Camera, Picture, Vec3, linear_depth
 
 BOX, CYLINDER, SPHERE = 0, 1, 2
+# The appearance ladder: unlit colours; lit with shadows; lit with procedural surfaces (wood
+# grain, floor planks, plaster, brushed steel with a highlight) chosen by colour family and size
+LOOKS = ("flat", "shaded", "textured")
 SAMPLES = 0  # multisample anti-aliasing (0: the post-process pass smooths edges instead)
 SMOOTHING = True  # the FXAA-style pass; with MSAA on, it is skipped
 SHADOW_SIZE = 512
@@ -47,11 +50,15 @@ in float ident;
 out vec3 world_normal;
 out vec3 world_position;
 out vec4 body_color;
+out vec3 local_position;
+flat out vec3 body_scale;
 flat out int body;
 void main() {
     mat4 model = transpose(mat4(row0, row1, row2, vec4(0.0, 0.0, 0.0, 1.0)));
     vec4 world = model * vec4(position * scale, 1.0);
     world_position = world.xyz;
+    local_position = position * scale;
+    body_scale = scale;
     world_normal = normalize(mat3(model) * (normal / scale));
     body_color = color;
     body = int(ident);
@@ -65,12 +72,56 @@ uniform vec3 light_direction;
 uniform mat4 light_view_projection;
 uniform sampler2DShadow shadow_map;
 uniform float texel;
+uniform int look;  // 0 flat, 1 shaded, 2 textured
+uniform vec3 eye;
 in vec3 world_normal;
 in vec3 world_position;
 in vec4 body_color;
+in vec3 local_position;
+flat in vec3 body_scale;
 flat in int body;
 out vec4 colour;
+
+float hash(vec2 p) { return fract(sin(dot(p, vec2(127.1, 311.7))) * 43758.5453); }
+float noise(vec2 p) {
+    vec2 i = floor(p), f = fract(p);
+    vec2 u = f * f * (3.0 - 2.0 * f);
+    return mix(mix(hash(i), hash(i + vec2(1, 0)), u.x), mix(hash(i + vec2(0, 1)),
+               hash(i + vec2(1, 1)), u.x), u.y);
+}
+
+// Procedural surfaces chosen by what a body is: its colour family and its size. They change
+// brightness by a few percent only, so a state's mark (dirt, content, glow) still reads.
+vec3 textured(vec3 base, vec3 n, out float shine) {
+    shine = 0.0;
+    float hi = max(base.r, max(base.g, base.b)), lo = min(base.r, min(base.g, base.b));
+    float saturation = hi > 0.0 ? (hi - lo) / hi : 0.0;
+    bool large = body_scale.x > 0.9 && body_scale.y > 0.9;
+    if (large && abs(n.z) > 0.9 && world_position.z < 0.05) {  // the floor: planks
+        vec2 p = world_position.xy * vec2(1.0, 5.0);
+        float board = floor(p.y);
+        float grain = noise(vec2(p.x * 6.0 + board * 7.0, p.y * 2.0));
+        float seam = smoothstep(0.0, 0.04, fract(p.y)) * smoothstep(0.0, 0.04, 1.0 - fract(p.y));
+        return base * (0.9 + 0.12 * grain + 0.06 * hash(vec2(board, 3.0))) * (0.75 + 0.25 * seam);
+    }
+    if (large || body_scale.z > 1.2) {  // walls and ceilings: faint plaster
+        return base * (0.97 + 0.05 * noise(world_position.xz * 9.0 + world_position.yy * 9.0));
+    }
+    if (base.r > base.g && base.g > base.b && saturation > 0.3 && hi < 0.85) {  // wood
+        vec3 q = local_position;
+        float along = body_scale.x > body_scale.y ? q.y : q.x;
+        float rings = sin((along + 0.02 * noise(q.xz * 30.0 + q.yz * 30.0)) * 140.0);
+        return base * (0.93 + 0.08 * rings);
+    }
+    if (saturation < 0.12 && hi > 0.3 && hi < 0.8) {  // steel: brushed, with a highlight
+        shine = 0.35;
+        return base * (0.95 + 0.06 * noise(vec2(local_position.x * 400.0, local_position.z * 4.0)));
+    }
+    return base;
+}
+
 void main() {
+    if (look == 0) { colour = vec4(body_color.rgb, 1.0); return; }
     vec3 n = normalize(world_normal);
     if (!gl_FrontFacing) n = -n;
     vec4 light_space = light_view_projection * vec4(world_position, 1.0);
@@ -86,7 +137,13 @@ void main() {
         + texture(shadow_map, vec3(coords.xy + vec2(-0.3, -0.7) * texel, coords.z - bias)));
     float diffuse = max(facing, 0.0) * lit;
     float sky = 0.5 + 0.5 * n.z;  // hemisphere ambient: brighter facing up
-    vec3 shade = body_color.rgb * (0.55 + 0.15 * sky + 0.42 * diffuse);
+    float shine = 0.0;
+    vec3 base = look == 2 ? textured(body_color.rgb, n, shine) : body_color.rgb;
+    vec3 shade = base * (0.55 + 0.15 * sky + 0.42 * diffuse);
+    if (shine > 0.0) {
+        vec3 halfway = normalize(-light_direction + normalize(eye - world_position));
+        shade += shine * lit * pow(max(dot(n, halfway), 0.0), 24.0);
+    }
     colour = vec4(clamp(shade, 0.0, 1.0), 1.0);
 }
 """
@@ -280,8 +337,11 @@ def gl_context() -> Any:
 class GlScene:
     """``RenderScene``'s methods, drawn with moderngl (module docstring)."""
 
-    def __init__(self, background: RGBA = (0.82, 0.84, 0.86, 1.0)) -> None:
+    def __init__(self, background: RGBA = (0.82, 0.84, 0.86, 1.0), look: str = "textured") -> None:
+        if look not in LOOKS:
+            raise ValueError(f"unknown look {look!r}; expected one of {', '.join(LOOKS)}")
         self.background = background
+        self.look = look
         self.ctx = gl_context()
         self._kind: list[int] = []
         self._scale: list[Vec3] = []
@@ -374,14 +434,14 @@ class GlScene:
         view = look_at(camera.eye, camera.target, camera.up)
         projection = perspective(camera.fov, camera.width / camera.height, camera.near, camera.far)
         ctx.enable(ctx.DEPTH_TEST)
-        if self._light_matrix is None or self._changed:
+        if self.look != "flat" and (self._light_matrix is None or self._changed):
             # the shadow map depends on the scene alone: views of one moment share it
             light = self._light_matrix = self._light(poses[shown], scales[shown])
             self._shadow_fbo.use()
             self._shadow_fbo.clear(depth=1.0)
             self._draw(self._depth, batches, light)
             self._changed = False
-        light = self._light_matrix
+        light = self._light_matrix if self._light_matrix is not None else np.eye(4)
         # shaded pass, multisampled, then resolved
         msaa, resolved, id_fbo = self._target(camera.width, camera.height)
         msaa.use()
@@ -392,6 +452,8 @@ class GlScene:
         self._shaded["light_view_projection"].write(light.T.astype(np.float32).tobytes())
         direction = LIGHT_DIRECTION / np.linalg.norm(LIGHT_DIRECTION)
         self._shaded["light_direction"].value = tuple(float(x) for x in direction)
+        self._shaded["look"].value = LOOKS.index(self.look)
+        self._shaded["eye"].value = tuple(float(x) for x in camera.eye)
         self._draw(self._shaded, batches, projection @ view)
         if SAMPLES or not SMOOTHING:
             ctx.copy_framebuffer(resolved, msaa)
@@ -408,13 +470,17 @@ class GlScene:
             ctx.enable(ctx.DEPTH_TEST)
             rgb = _read(smoothed, camera.width, camera.height)
         instances = np.full((camera.height, camera.width), -1, dtype=np.int32)
-        if masks:
+        depth = None
+        if masks:  # the aliased id pass also gives exact per-pixel depth
             id_fbo.use()
             id_fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
             self._draw(self._ids, batches, projection @ view)
             codes = _read(id_fbo, camera.width, camera.height).astype(np.int32)
             instances = (codes[..., 0] | codes[..., 1] << 8 | codes[..., 2] << 16) - 1
-        return Picture(rgb=rgb, instances=instances)
+            raw = id_fbo.read(components=1, attachment=-1, dtype="f4")
+            buffer = np.frombuffer(raw, dtype=np.float32).reshape(camera.height, camera.width)
+            depth = linear_depth(np.ascontiguousarray(buffer[::-1]), camera)
+        return Picture(rgb=rgb, instances=instances, depth=depth)
 
     def _instances(self, kind: int, data: npt.NDArray[np.float32]) -> int:
         """Write this frame's instances of ``kind``; the buffer (and the vertex arrays that read

@@ -21,7 +21,7 @@ from taskqa.model import ActionSegment, Attribute
 from taskqa.render.engine import RGBA, Camera, Vec3, open_scene
 from taskqa.render.looks import ThingLook, generic_model, unit_hash
 from taskqa.render.models import LookSpec, RoomLayout
-from taskqa.render.motion import hand_motion
+from taskqa.render.motion import SWINGS, hand_motion, opening_share
 from taskqa.render.timeline import HELD_BY, Placement, Timeline
 from taskqa.simulation.domain import Domain
 
@@ -34,6 +34,8 @@ AGENT_COLORS: tuple[RGBA, ...] = (
 )
 SKIN: RGBA = (0.88, 0.66, 0.53, 1.0)
 HAIR: RGBA = (0.22, 0.15, 0.1, 1.0)
+EYES: RGBA = (0.08, 0.08, 0.1, 1.0)
+NOSE: RGBA = (0.8, 0.55, 0.44, 1.0)
 EYE_TO_TARGET = 0.78  # metres from the first-person eye to what it looks at
 FIRST_PERSON_FOV = 62.0
 TO_MOUTH = frozenset({"drink", "eat"})
@@ -65,6 +67,7 @@ class View:
 class Frame:
     rgb: npt.NDArray[np.uint8]
     labels: npt.NDArray[np.uint16]  # 0 = room (walls, floor), k = self.labels[k]
+    depth: npt.NDArray[np.float32] | None = None  # metres from the camera plane (with masks)
 
 
 class HouseholdScene:
@@ -79,6 +82,7 @@ class HouseholdScene:
         width: int = 224,
         height: int = 224,
         backend: str = "tiny",
+        appearance: str = "textured",
     ) -> None:
         self.timeline = timeline
         self.domain = domain
@@ -86,7 +90,7 @@ class HouseholdScene:
         self.room = room
         self.layout = self._layout(room)
         self.width, self.height = width, height
-        self.render = open_scene((*look.rgba(self.layout.walls)[:3], 1.0), backend)
+        self.render = open_scene((*look.rgba(self.layout.walls)[:3], 1.0), backend, appearance)
         self.things = [n for n in timeline.things if n not in timeline.agents]
         self.labels: list[str] = ["<room>", *self.things, *timeline.agents]
         self._label_of_body: dict[int, int] = {}
@@ -114,6 +118,13 @@ class HouseholdScene:
         self._hand_visible: dict[str, bool] = {}
         self._acting: dict[str, tuple[str, float, float]] = {}  # agent -> verb, start, end
         self._acting_on: dict[str, frozenset[str]] = {}  # agent -> the action's objects
+        self._opening: dict[str, float] = {}  # thing -> how far open while it swings
+        # the openings and closings of each thing, by start: doors and lids swing over them
+        self._door_moves: dict[str, list[ActionSegment]] = {}
+        for action in sorted(timeline.recording.actions, key=lambda a: (a.start, a.id)):
+            if action.verb in SWINGS:
+                for name in action.slots.patient:
+                    self._door_moves.setdefault(name, []).append(action)
         self._actions = {
             agent: sorted(
                 (a for a in timeline.recording.actions if a.agent == agent),
@@ -212,6 +223,11 @@ class HouseholdScene:
             ("box", (0.22, 0.2, 0.08), (0.0, 0.03, 1.66), HAIR),
             ("box", (0.09, 0.42, 0.09), (0.22, -0.2, 1.02), shirt),
             ("sphere", (0.05,), (0.22, -0.42, 1.02), SKIN),
+            # a face on the front (-y, where the arm reaches): which way a person looks reads
+            # from the room camera, so whether the other person can see an action does too
+            ("sphere", (0.024,), (0.05, -0.115, 1.6), EYES),
+            ("sphere", (0.024,), (-0.05, -0.115, 1.6), EYES),
+            ("box", (0.03, 0.05, 0.05), (0.0, -0.13, 1.55), NOSE),
         ]
         figure = []
         for kind, dims, offset, colour in parts:
@@ -278,10 +294,13 @@ class HouseholdScene:
         spot = self._spot(place.holder, name, place.relation or "in", look)
         if look is not None and look.model.slide is not None and self._is_open(place.holder):
             sx, sy, sz = look.model.slide
-            spot = (spot[0] + sx, spot[1] + sy, spot[2] + sz)
+            out = self._opening.get(place.holder, 1.0)  # what is in a drawer slides with it
+            spot = (spot[0] + sx * out, spot[1] + sy * out, spot[2] + sz * out)
         return Pose(holder.apply(spot), holder.yaw)
 
     def _is_open(self, name: str) -> bool:
+        if name in self._opening:
+            return self._opening[name] > 0
         return self._states.get(name, {}).get(Attribute.OPENNESS) == "open"
 
     def _spot(self, holder: str, name: str, relation: str, look: ThingLook | None) -> Vec3:
@@ -369,8 +388,16 @@ class HouseholdScene:
             agent: agent in busy or agent in self._acting or bool(self.timeline.held_by(agent, t))
             for agent in self.timeline.agents
         }
+        self._opening = {}
+        for name, moves in self._door_moves.items():
+            action = _under_way(moves, t)
+            if action is not None:
+                fraction = opening_share(action.verb, action.outcome.value, action, t)
+                if fraction is not None:
+                    self._opening[name] = fraction
         self._pieces = {
-            name: self._looks[name].pose_parts(self._states[name], t) for name in self.things
+            name: self._looks[name].pose_parts(self._states[name], t, self._opening.get(name))
+            for name in self.things
         }
         self._carried = {name for name in self.things if self._view_dependent(name)}
         for name in self.things:
@@ -436,7 +463,7 @@ class HouseholdScene:
                 self._apply(hand, FAR, (0.0, 0.0, 0.0), None)
         picture = self.render.capture(view.camera, masks=masks)
         labels = self._lut[picture.instances + 1]
-        return Frame(rgb=picture.rgb, labels=labels)
+        return Frame(rgb=picture.rgb, labels=labels, depth=picture.depth)
 
     def _pose_figure(self, agent: str, hidden: bool) -> None:
         position, yaw = self._stand.get(agent, (FAR, 0.0))

@@ -97,7 +97,9 @@ class ThingLook:
         self.attributes = attributes = set(values)
         self.paint = color_word(color)
         self._look = look
-        self._cache: dict[tuple[tuple[Attribute, str], ...], list[PieceLook]] = {}
+        self._cache: dict[
+            tuple[tuple[tuple[Attribute, str], ...], float | None], list[PieceLook]
+        ] = {}
         self._colour_cache: dict[str, RGBA] = {}
         self.primitives: list[Primitive] = []
         self._colors: list[RGBA] = []
@@ -189,23 +191,30 @@ class ThingLook:
         return colour
 
     # --- one state -----------------------------------------------------------------------------
-    def pose_parts(self, state: dict[Attribute, str], t: float) -> list[PieceLook]:
-        """Where each primitive sits (thing frame) and its colour; hidden ones are flagged."""
+    def pose_parts(
+        self, state: dict[Attribute, str], t: float, opening: float | None = None
+    ) -> list[PieceLook]:
+        """Where each primitive sits (thing frame) and its colour; hidden ones are flagged.
+        ``opening`` (0 shut to 1 open) swings doors and lids part of the way while an opening
+        or closing runs; None: as the state says."""
         # Steam rises and mixed bits whirl with time; every other look depends on the state only.
         moving = state.get(Attribute.TEMPERATURE) == "boiled" or (
             state.get(Attribute.MIXTURE) == "mixing"
         )
-        key = tuple(sorted(state.items()))
+        key = (tuple(sorted(state.items())), opening)
         if not moving and key in self._cache:
             return self._cache[key]
-        looks = self._pose_parts(state, t)
+        looks = self._pose_parts(state, t, opening)
         if not moving:
             self._cache[key] = looks
         return looks
 
-    def _pose_parts(self, state: dict[Attribute, str], t: float) -> list[PieceLook]:
+    def _pose_parts(
+        self, state: dict[Attribute, str], t: float, opening: float | None = None
+    ) -> list[PieceLook]:
         looks: dict[str, PieceLook] = {}
-        opened = state.get(Attribute.OPENNESS) == "open"
+        opened = state.get(Attribute.OPENNESS) == "open" if opening is None else opening > 0
+        share = 1.0 if opening is None else opening
         powered = state.get(Attribute.POWEREDNESS) == "on"
         shape = state.get(Attribute.SHAPE, "whole")
         wrapped = state.get(Attribute.WRAPPEDNESS) == "wrapped"
@@ -232,9 +241,11 @@ class ThingLook:
             centre, euler = part.centre, NO_TURN
             if opened and part.open is not None:
                 if part.open.hide:
-                    looks[key] = HIDDEN
-                    continue
-                centre, euler = _opened(centre, part.open)
+                    if share >= 0.5:  # a cap or a lid that comes off: gone half way through
+                        looks[key] = HIDDEN
+                        continue
+                else:
+                    centre, euler = _opened(centre, part.open, share)
             looks[key] = (True, centre, euler, colour)
         w, d, h = self.size
         inner = (
@@ -393,14 +404,15 @@ def _attribute(key: str) -> Attribute:
     raise KeyError(key)
 
 
-def _opened(centre: Vec3, motion: object) -> tuple[Vec3, Vec3]:
+def _opened(centre: Vec3, motion: object, share: float = 1.0) -> tuple[Vec3, Vec3]:
+    """A part moved ``share`` of the way from shut to open (hinge, lift or slide)."""
     from taskqa.render.models import PartMotion
 
     assert isinstance(motion, PartMotion)
     x, y, z = centre
     if motion.hinge is not None:
         px, py, degrees = motion.hinge
-        a = math.radians(degrees)
+        a = math.radians(degrees) * share
         dx, dy = x - px, y - py
         return (
             px + dx * math.cos(a) - dy * math.sin(a),
@@ -413,7 +425,7 @@ def _opened(centre: Vec3, motion: object) -> tuple[Vec3, Vec3]:
         )
     if motion.lift is not None:
         py, pz, degrees = motion.lift
-        a = math.radians(degrees)
+        a = math.radians(degrees) * share
         dy, dz = y - py, z - pz
         return (
             x,
@@ -426,5 +438,5 @@ def _opened(centre: Vec3, motion: object) -> tuple[Vec3, Vec3]:
         )
     if motion.slide is not None:
         sx, sy, sz = motion.slide
-        return (x + sx, y + sy, z + sz), NO_TURN
+        return (x + sx * share, y + sy * share, z + sz * share), NO_TURN
     return centre, NO_TURN

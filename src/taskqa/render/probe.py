@@ -94,6 +94,7 @@ def recording_samples(
     look_source: str,
     look_file: str,
     size: int,
+    backend: str = "tiny",
 ) -> list[Sample]:
     """Probe samples of one recording (rendered from scratch: deterministic per recording)."""
     from taskqa.render.engine import quiet_pybullet
@@ -104,7 +105,7 @@ def recording_samples(
     timeline = Timeline(recording, domain)
     samples: list[Sample] = []
     room = recording.environment or next(iter(domain.spec.rooms))
-    with HouseholdScene(timeline, domain, look, room, size, size) as scene:
+    with HouseholdScene(timeline, domain, look, room, size, size, backend) as scene:
         director = Director(scene)
         for action in sorted(recording.actions, key=lambda a: (a.start, a.id)):
             for share, moment in ((EARLY, "before"), (LATE, "after")):
@@ -141,7 +142,7 @@ def recording_samples(
 
 
 # What every probe shard shares: domain and look (text and file name) and the frame size.
-ProbeContext = tuple[str, str, str, str, int]
+ProbeContext = tuple[str, str, str, str, int, str]  # ..., size, back-end
 
 
 def _work(context: ProbeContext, line: str) -> list[Sample]:
@@ -288,6 +289,7 @@ def run_probe(
     workers: int = 1,
     on_progress: Callable[[int], None] | None = None,
     execution: Execution | None = None,
+    backend: str = "tiny",
 ) -> ProbeReport:
     recordings = select_recordings(read_corpus(corpus), limit=limit)
     if len(recordings) < 2:
@@ -297,7 +299,9 @@ def run_probe(
     domain = corpus_domain(corpus)
     load_look()
     look_text, look_file = look_source(None)
-    context: ProbeContext = (domain.source_text, domain.file_name, look_text, look_file, size)
+    context: ProbeContext = (
+        domain.source_text, domain.file_name, look_text, look_file, size, backend
+    )  # fmt: skip
     lines = [dump_recording(r) for r in recordings]
     labels = [f"{index} (recording {r.id})" for index, r in enumerate(recordings)]
     samples: list[Sample] = []

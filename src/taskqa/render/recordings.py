@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,7 @@ THIRD = "third"
 FIRST = "first"
 VIEWS = (FIRST, THIRD)
 MASKS_SUFFIX = ".masks.npz"
+DEPTH_SUFFIX = ".depth.npz"
 VIDEO_MANIFEST = "manifest.json"  # the sha256 of every rendered file
 
 
@@ -50,6 +52,8 @@ class RenderOptions:
     views: tuple[str, ...] = VIEWS
     masks: bool = False
     backend: str = "tiny"  # gl or tiny, as engine.resolve_backend chose it
+    depth: bool = False  # per-frame depth in millimetres, from the same pass as the masks
+    appearance: str = "textured"  # the GL back-end's look: flat, shaded or textured
 
 
 @dataclass
@@ -89,17 +93,16 @@ def render_recording(
 ) -> RenderedRecording:
     """Render one recording into ``folder`` and return the video references (relative to
     ``corpus``)."""
-    room = recording.environment or next(iter(domain.spec.rooms))
-    timeline = Timeline(recording, domain)
     result = RenderedRecording(recording.id)
-    with HouseholdScene(
-        timeline, domain, look, room, options.width, options.height, options.backend
-    ) as scene:
+    with household_scene(recording, domain, look, options) as scene:
+        timeline = scene.timeline
         director = Director(scene)
         views = _views_drawn(timeline, options)
         count = frame_count(recording.duration, options.fps)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
         labels: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
+        depths: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
+        passes = options.masks or options.depth
         third = _third_person(scene, options)
         for index in range(count):
             t = index / options.fps
@@ -107,10 +110,12 @@ def render_recording(
             scene.set_time(t, gaze, stand)
             for agent, name in views:
                 camera = third if agent is None else _first_person(gaze[agent], options)
-                frame = scene.capture(_view(camera, agent), masks=options.masks)
+                frame = scene.capture(_view(camera, agent), masks=passes)
                 frames[name].append(frame.rgb)
                 if options.masks:
                     labels[name].append(frame.labels)
+                if options.depth and frame.depth is not None:
+                    depths[name].append(millimetres(frame.depth))
         target = folder / recording.id
         for agent, name in views:
             path = target / f"{name}.mp4"
@@ -123,6 +128,10 @@ def render_recording(
                 mask_path = target / f"{name}{MASKS_SUFFIX}"
                 write_bytes(mask_path, masks_npz(np.stack(labels[name]), scene.labels))
                 result.files.append(Path(os.path.relpath(mask_path, corpus)).as_posix())
+            if options.depth:
+                depth_path = target / f"{name}{DEPTH_SUFFIX}"
+                write_bytes(depth_path, arrays_npz({"depth_mm": np.stack(depths[name])}))
+                result.files.append(Path(os.path.relpath(depth_path, corpus)).as_posix())
         result.frames = count
     return result
 
@@ -138,11 +147,8 @@ def render_frames(
     view name (``view_name``: ``<agent>-first``, ``third``), in the order of ``indices``; no
     file is written. The cameras and times are those of ``render_recording``, so frame ``i``
     shows what frame ``i`` of the rendered video shows, before the video's compression."""
-    room = recording.environment or next(iter(domain.spec.rooms))
-    timeline = Timeline(recording, domain)
-    with HouseholdScene(
-        timeline, domain, look, room, options.width, options.height, options.backend
-    ) as scene:
+    with household_scene(recording, domain, look, options) as scene:
+        timeline = scene.timeline
         director = Director(scene)
         views = _views_drawn(timeline, options)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
@@ -155,6 +161,23 @@ def render_frames(
                 camera = third if agent is None else _first_person(gaze[agent], options)
                 frames[name].append(scene.capture(_view(camera, agent), masks=False).rgb)
     return frames
+
+
+def household_scene(
+    recording: Recording, domain: Domain, look: LookSpec, options: RenderOptions
+) -> HouseholdScene:
+    """The recording's room as a scene, drawn as ``options`` say (size, back-end, look)."""
+    room = recording.environment or next(iter(domain.spec.rooms))
+    return HouseholdScene(
+        Timeline(recording, domain),
+        domain,
+        look,
+        room,
+        options.width,
+        options.height,
+        options.backend,
+        options.appearance,
+    )
 
 
 def _view(camera: Camera, agent: str | None) -> SceneView:
@@ -177,10 +200,20 @@ def _third_person(scene: HouseholdScene, options: RenderOptions) -> Camera:
     )
 
 
+def millimetres(depth: npt.NDArray[np.float32]) -> npt.NDArray[np.uint16]:
+    """Metres as whole millimetres in 16 bits (65.535 m at most: every room is smaller)."""
+    whole: npt.NDArray[np.uint16] = np.clip(np.rint(depth * 1000.0), 0, 65535).astype(np.uint16)
+    return whole
+
+
 def masks_npz(labels: npt.NDArray[np.uint16], names: Sequence[str]) -> bytes:
     """An .npz with ``labels`` (frames, height, width; 0 = room) and ``names`` (label -> thing),
     written with fixed zip timestamps so the same masks always give the same bytes."""
-    arrays = {"labels": labels, "names": np.asarray(list(names), dtype=np.str_)}
+    return arrays_npz({"labels": labels, "names": np.asarray(list(names), dtype=np.str_)})
+
+
+def arrays_npz(arrays: dict[str, npt.NDArray[Any]]) -> bytes:
+    """Arrays as an .npz with fixed zip timestamps: the same arrays always give the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for key, array in arrays.items():
