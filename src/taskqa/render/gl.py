@@ -328,10 +328,10 @@ def gl_context() -> Any:
 
     from taskqa.execution.local import fork_unsafe
 
-    fork_unsafe("a GL context")
-
     # moderngl's stub types the keyword settings as one dict; at run time they are keywords
-    return moderngl.create_standalone_context(backend="egl")  # type: ignore[arg-type]
+    context = moderngl.create_standalone_context(backend="egl")  # type: ignore[arg-type]
+    fork_unsafe("a GL context")
+    return context
 
 
 class GlScene:
