@@ -274,26 +274,19 @@ def test_doors_swing_over_the_action_and_hands_act_it_out() -> None:
     """An opening swings from shut to open over its span, a closing back, a failed try opens a
     little and falls back; the acting hand goes out and comes back, moving at every 2 fps frame
     of a long wipe."""
-    from dataclasses import dataclass
-
     from taskqa.render.motion import hand_motion, opening_share, reach
 
-    @dataclass
-    class Span:
-        start: float
-        end: float
-
-    span = Span(10.0, 12.0)
-    assert opening_share("get", "done", span, 11.0) is None
-    assert opening_share("open", "done", span, 9.0) is None
-    opening = [opening_share("open", "done", span, 10.0 + k * 0.5) for k in range(5)]
+    span = (10.0, 12.0)
+    assert opening_share("get", "done", *span, 11.0) is None
+    assert opening_share("open", "done", *span, 9.0) is None
+    opening = [opening_share("open", "done", *span, 10.0 + k * 0.5) for k in range(5)]
     assert opening[0] == 0.0 and opening[-1] == pytest.approx(1.0)
     assert all(a < b for a, b in pairwise(opening))  # type: ignore[operator]
-    closing = [opening_share("close", "done", span, 10.0 + k * 0.5) for k in range(5)]
+    closing = [opening_share("close", "done", *span, 10.0 + k * 0.5) for k in range(5)]
     assert closing[0] == 1.0 and closing[-1] == pytest.approx(0.0)
-    tried = [opening_share("open", "failed", span, 10.0 + k * 0.5) for k in range(5)]
+    tried = [opening_share("open", "failed", *span, 10.0 + k * 0.5) for k in range(5)]
     assert max(tried) <= 0.25 and tried[0] == pytest.approx(0.0) == tried[-1]  # type: ignore[type-var]
-    assert opening_share("open", "partial", span, 12.0) == pytest.approx(0.5)
+    assert opening_share("open", "partial", *span, 12.0) == pytest.approx(0.5)
     assert reach(0.0) == 0.0 and reach(0.5) == 1.0 and reach(1.0) == pytest.approx(0.0)
     wipe = [hand_motion("clean", 0.0, 8.0, t / 2) for t in range(17)]
     assert all(a != b for a, b in pairwise(wipe))

@@ -35,17 +35,15 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
 from taskqa.benchmark.balance import BalanceConfig, Balanced, cap_counts, rank, share
 from taskqa.benchmark.candidates import BINARY_ANSWERS, Candidates
-from taskqa.benchmark.mix import Cell, achieved, mix_quotas
+from taskqa.benchmark.mix import Cell, mix_quotas, mix_summary
 
 Rows = dict[str, list[int]]  # answer -> rows, lowest rank first
 SAMPLING_ROUNDS = 6
-SHORT_BY = 0.01  # a category more than a point below its target share is reported short
 TOLERANCE = 1e-9  # share * size is a float; an exact tie (1 of 5 at 0.2) must count as within
 
 
@@ -119,15 +117,14 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
         binary_wanted = min(binary_wanted, config.target // (1 + config.open_per_binary))
     open_wanted = binary_wanted * config.open_per_binary
     sizes = _type_sizes(kept, type_of)
-    mixed: dict[str, Any] = {"enabled": False}
+    planned = binary_wanted + open_wanted  # what balancing alone aims at
+    supply = {(t, "open"): n for t, n in sizes.items()}
+    supply.update({(t, "binary"): 2 * len(p) for t, p in pairs.items()})
     if config.mix.enabled:
-        supply = {(t, "open"): n for t, n in sizes.items()}
-        supply.update({(t, "binary"): 2 * len(p) for t, p in pairs.items()})
-        quotas = mix_quotas(supply, binary_wanted + open_wanted, config.mix)
+        quotas = mix_quotas(supply, planned, config.mix)
         open_quotas = {t: quotas[t, "open"] for t in sizes}
         pair_quotas = {t: quotas[t, "binary"] // 2 for t in pairs}
         reason = "mix: composition target"
-        mixed = {"enabled": True, "supply": supply, "balanced": binary_wanted + open_wanted}
     else:
         open_quotas = share(dict(sizes), open_wanted) if open_available > open_wanted else {}
         reason = "binary : open ratio and target"
@@ -158,38 +155,10 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
         _by_reason(lost),
         len({codes[row] for row in kept_rows}),
         _by_type(lost),
-        _mix_summary(mixed, kept_rows, candidates, config),
+        mix_summary(supply, _cell_counts(candidates, kept_rows), planned, config.mix)
+        if config.mix.enabled
+        else {"enabled": False},
     )
-
-
-def _mix_summary(
-    mixed: dict[str, Any], rows: Sequence[int], candidates: Candidates, config: BalanceConfig
-) -> dict[str, Any]:
-    """What the mix step aimed at, what balancing could supply, and what it kept (mix.py)."""
-    if not mixed["enabled"]:
-        return mixed
-    kept: Counter[Cell] = Counter()
-    for row in rows:
-        kept[candidates.types[row], "binary" if candidates.is_binary(row) else "open"] += 1
-    targets = config.mix.targets
-    supplied = achieved(mixed["supply"], config.mix)
-    reached = achieved(kept, config.mix)
-    short = [
-        f"{axis}/{category}"
-        for axis, shares in targets.items()
-        for category, target in shares.items()
-        if reached[axis][category] < target - SHORT_BY
-    ]
-    return {
-        "enabled": True,
-        "keep": config.mix.keep,
-        "targets": targets,
-        "supplied": supplied,
-        "achieved": reached,
-        "short": short,
-        "balanced": mixed["balanced"],
-        "kept": len(rows),
-    }
 
 
 def _cells(
@@ -247,6 +216,14 @@ def _pairs(
         lost[type_of[key], reason] += len(yes) + len(no) - 2 * count
         pairs[type_of[key]] += zip(yes[:count], no[:count], strict=True)
     return dict(pairs)
+
+
+def _cell_counts(candidates: Candidates, rows: Iterable[int]) -> Counter[Cell]:
+    """Kept questions per (reasoning type, yes/no or open): the mix's cells."""
+    counts: Counter[Cell] = Counter()
+    for row in rows:
+        counts[candidates.types[row], "binary" if candidates.is_binary(row) else "open"] += 1
+    return counts
 
 
 def _type_sizes(kept: Mapping[str, Rows], type_of: Mapping[str, str]) -> Counter[str]:

@@ -19,11 +19,13 @@ A question carrying two types or scopes counts in both, as EgoTaskQA counts them
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Cell = tuple[str, str]  # (reasoning type, "binary" or "open")
 RAKING_ROUNDS = 60
+SHORT_BY = 0.01  # a category more than a point below its target share is reported short
 
 # EgoTaskQA's balanced mix (supplementary Table 3, "After": 21K descriptive, 4K predictive, 6K
 # counterfactual, 9K explanatory; 32K world, 5K intent, 6K multi-agent; 17K action, 4K object,
@@ -135,4 +137,28 @@ def achieved(counts: Mapping[Cell, int], config: MixConfig) -> dict[str, dict[st
             for category in shares
         }
         for axis, shares in config.targets.items()
+    }
+
+
+def mix_summary(
+    supply: Mapping[Cell, int], kept: Mapping[Cell, int], planned: int, config: MixConfig
+) -> dict[str, Any]:
+    """What the mix aimed at, what balancing could supply, what it kept, and the categories
+    left more than ``SHORT_BY`` below their target (the build report's "short")."""
+    reached = achieved(kept, config)
+    short = [
+        f"{axis}/{category}"
+        for axis, shares in config.targets.items()
+        for category, target in shares.items()
+        if reached[axis][category] < target - SHORT_BY
+    ]
+    return {
+        "enabled": True,
+        "keep": config.keep,
+        "targets": config.targets,
+        "supplied": achieved(supply, config),
+        "achieved": reached,
+        "short": short,
+        "balanced": planned,
+        "kept": sum(kept.values()),
     }

@@ -172,22 +172,9 @@ def questions_for_recording(
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
                     continue
-                if engine.template.objects == "carried" and _names_fixture(
-                    engine.template, instance, said.domain
-                ):
-                    rejected[FIXTURE] += 1
-                    continue
-                if engine.template.program.startswith("exist(") and any(
-                    instance.values[name] in unclear for name in engine.action_params
-                ):
-                    rejected[TRIED_NOT_DONE] += 1
-                    continue
-                if ADDING in engine.template.program and any(
-                    instance.values[name] in attempted | unclear for name in engine.action_params
-                ):
-                    # "had they closed the jar right before trying to open it, could they still
-                    # have tried?" asks about a try, not an action the video shows done
-                    rejected[ADDED_TRIED] += 1
+                unfit = _unfit(engine, instance, said.domain, attempted, unclear)
+                if unfit is not None:
+                    rejected[unfit] += 1
                     continue
                 owner = (
                     nested_value(view, engine.object_reference) if engine.object_reference else None
@@ -243,9 +230,37 @@ ADDED_TRIED = "counterfactual adding to an action only tried"
 ADDING = "counterfactual(add,"  # the program of a counterfactual that adds an action
 OPENS_NAMED = "answer opens, closes or switches what the question names"
 UNSAYABLE = "no words for a value or an attribute (english.yaml)"
-
-
 FIXTURE = "a fixture asked about as a thing carried"
+
+
+def _unfit(
+    engine: Instantiator,
+    instance: Instance,
+    domain: Domain | None,
+    attempted: frozenset[str],
+    unclear: frozenset[str],
+) -> str | None:
+    """Why an instance is no question a viewer could answer, before the well-posedness rules
+    (None: it may be one)."""
+    template = engine.template
+    actions = [instance.values[name] for name in engine.action_params]
+    if template.objects == "carried" and _names_fixture(template, instance, domain):
+        return FIXTURE
+    if template.program.startswith("exist(") and any(a in unclear for a in actions):
+        return TRIED_NOT_DONE
+    if ADDING in template.program and any(a in attempted | unclear for a in actions):
+        # "had they closed the jar right before trying to open it, could they still have
+        # tried?" asks about a try, not an action the video shows done
+        return ADDED_TRIED
+    return None
+
+
+def _names_actions_in_full(template: Template) -> bool:
+    """An existence question asks about any such action ("did the person get something from
+    the fridge?"), not the one meant, and a counterfactual that adds an action names one a
+    viewer cannot find when it is not in the video ("had they put something on the shelf"):
+    both name their actions in full, never with a hidden object."""
+    return template.program.startswith("exist(") or ADDING in template.program
 
 
 def _names_fixture(template: Template, instance: Instance, domain: Domain | None) -> bool:
@@ -313,11 +328,7 @@ def _engines(templates: tuple[Template, ...], obfuscation: int) -> Engines:
 def _obfuscated(template: Template, most: int) -> dict[int, Instantiator]:
     """Engines for the template with action references matched on hidden objects, by level."""
     actions = [n for n, kind in template.params.items() if kind in ACTION_PARAMS]
-    if not actions or template.program.startswith("exist(") or ADDING in template.program:
-        # "did the person get something from the fridge?" asks about any such action, not the
-        # one meant: an existence question names its action in full. So does one that adds an
-        # action: "had they put something on the shelf" names no action a viewer could find
-        # when the one meant is not in the video
+    if not actions or _names_actions_in_full(template):
         return {}
     variants: dict[int, Instantiator] = {}
     for level in range(most, 0, -1):

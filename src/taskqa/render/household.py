@@ -392,7 +392,8 @@ class HouseholdScene:
         for name, moves in self._door_moves.items():
             action = _under_way(moves, t)
             if action is not None:
-                fraction = opening_share(action.verb, action.outcome.value, action, t)
+                outcome = action.outcome.value
+                fraction = opening_share(action.verb, outcome, action.start, action.end, t)
                 if fraction is not None:
                     self._opening[name] = fraction
         self._pieces = {

@@ -17,7 +17,6 @@ that frames 0.5 s apart (the default 2 fps) never land on the same phase twice i
 from __future__ import annotations
 
 import math
-from typing import Protocol
 
 STROKE = {
     **dict.fromkeys(("wipe", "clean", "sweep", "dust", "wash", "scrub"), "stroke"),
@@ -63,18 +62,13 @@ def hand_motion(verb: str, start: float, end: float, t: float) -> tuple[float, f
 SWINGS = frozenset({"open", "close"})  # verbs whose doors, lids and drawers move over the action
 
 
-class Span(Protocol):
-    start: float
-    end: float
-
-
-def opening_share(verb: str, outcome: str, span: Span, t: float) -> float | None:
+def opening_share(verb: str, outcome: str, start: float, end: float, t: float) -> float | None:
     """How far open (0 shut, 1 open) a thing is at ``t`` while ``verb`` runs on it: an opening
     swings from shut to open, a closing back; a failed try opens a little and falls back, a
     partial one stops half way. None outside the action or for other verbs."""
-    if verb not in SWINGS or not span.start <= t <= span.end:
+    if verb not in SWINGS or not start <= t <= end:
         return None
-    u = (t - span.start) / max(span.end - span.start, 1e-6)
+    u = (t - start) / max(end - start, 1e-6)
     eased = 0.5 - 0.5 * math.cos(math.pi * u)
     if outcome == "failed":
         return 0.25 * math.sin(math.pi * u)
