@@ -17,6 +17,7 @@ from taskqa.render.models import load_look
 from taskqa.render.recordings import (
     RenderOptions,
     frame_count,
+    household_scene,
     read_masks,
     render_corpus,
     render_recording,
@@ -291,3 +292,85 @@ def test_doors_swing_over_the_action_and_hands_act_it_out() -> None:
     wipe = [hand_motion("clean", 0.0, 8.0, t / 2) for t in range(17)]
     assert all(a != b for a, b in pairwise(wipe))
     assert hand_motion("watch", 0.0, 8.0, 4.0) == (0.0, 0.0, 0.0)
+
+
+def test_two_people_at_one_counter_never_share_a_spot(domain: Domain) -> None:
+    """The later person steps round what they look at, so no first-person eye stands inside the
+    other figure (before the Director stepped aside, 36% of two-person frames did)."""
+    import math
+
+    from taskqa.render.gaze import Director
+
+    recordings = simulate_corpus(SimulationConfig(episodes=24, seed=5), domain)
+    pairs = [r for r in recordings if len({a.agent for a in r.actions}) > 1]
+    assert len(pairs) >= 5
+    frames = inside = turned = 0
+    for recording in pairs:
+        with household_scene(recording, domain, load_look(), SMALL) as scene:
+            director = Director(scene)
+            for t in np.arange(0.0, recording.duration, 0.5):
+                gaze, stand = director.at(float(t))
+                frames += 1
+                people = list(gaze)
+                inside += any(
+                    math.dist(gaze[me][0][:2], stand[other][0][:2]) < 0.3
+                    for me in people
+                    for other in people
+                    if other != me
+                )
+            turned += director.stepped_aside
+    assert inside / frames < 0.02
+    assert turned > 0  # some beats really were moved aside
+
+
+def test_the_held_out_appearance_set_changes_rooms_not_named_colours(
+    recordings: list[Recording], domain: Domain
+) -> None:
+    """Same recording, same moment: the held-out set draws the same bodies in the same places
+    (identical masks) with other room and furniture colours, while a thing named by its colour
+    (the red cup) keeps it."""
+    from taskqa.render.gaze import Director
+    from taskqa.render.household import View
+
+    recording = recordings[0]
+    action = next(a for a in recording.actions if "red-cup" in a.slots.patient)
+    t = (action.start + action.end) / 2
+    frames = {}
+    for appearance_set in ("seen", "held-out"):
+        options = RenderOptions(width=96, height=96, appearance_set=appearance_set)
+        with household_scene(recording, domain, load_look(), options) as scene:
+            director = Director(scene)
+            gaze, stand = director.at(t)
+            scene.set_time(t, gaze, stand)
+            camera = director.first_person(action.agent, t, 96, 96)
+            frames[appearance_set] = (scene.capture(View(camera, action.agent)), scene)
+    (seen, scene), (held_out, _) = frames["seen"], frames["held-out"]
+    assert np.array_equal(seen.labels, held_out.labels)
+    difference = np.abs(seen.rgb.astype(int) - held_out.rgb.astype(int)).sum(axis=2)
+    cup = seen.labels == scene.label("red-cup")
+    assert cup.sum() >= 20
+    assert difference[cup].mean() < 3
+    furniture = (seen.labels != scene.label("red-cup")) & (seen.labels != 0)
+    assert difference[seen.labels == 0].mean() > 20 or difference[furniture].mean() > 20
+
+
+def test_held_out_looks_keep_colour_words_and_name_what_is_wrong() -> None:
+    from taskqa.problems import InvalidInputError
+    from taskqa.render.models import BUILTIN, parse_look
+
+    text = load_look().model_dump_json()
+    raw = json.loads(text)
+    raw["held_out"]["palette"] = {"red": "#00ff00", "nowhere": "#000000", "wood": "oak"}
+    with pytest.raises(InvalidInputError) as caught:
+        parse_look(json.dumps(raw), BUILTIN)
+    assert [p.message for p in caught.value.problems] == [
+        "a colour word keeps its colour; rename the entry",
+        "expected a name the palette has",
+        "expected a colour as #rrggbb",
+    ]
+    assert str(caught.value.problems[0]).startswith(f"{BUILTIN}.held_out.palette.red:")
+    with pytest.raises(ValueError, match="unknown appearance set 'odd'"):
+        load_look().appearance_set("odd")
+    held_out = load_look().appearance_set("held-out")
+    assert held_out.palette["wood"] != load_look().palette["wood"]
+    assert held_out.palette["red"] == load_look().palette["red"]

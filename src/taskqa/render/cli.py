@@ -125,13 +125,18 @@ def render_into_corpus(
     backend: str = "auto",
     depth: bool = False,
     look: str = "textured",
+    appearance_set: str = "seen",
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
     from taskqa.render.gl import LOOKS
+    from taskqa.render.models import APPEARANCE_SETS
 
     if look not in LOOKS:
         message = f"unknown look {look!r}; expected one of {', '.join(LOOKS)}"
         raise InvalidInputError([Problem("--look", "", message)])
+    if appearance_set not in APPEARANCE_SETS:
+        message = f"unknown appearance set {appearance_set!r}; expected seen or held-out"
+        raise InvalidInputError([Problem("--appearance-set", "", message)])
     target = render_target(out)
     if isinstance(target, str):
         from taskqa.execution.storage import check_store
@@ -159,6 +164,7 @@ def render_into_corpus(
         backend=chosen,
         depth=depth,
         appearance=look,
+        appearance_set=appearance_set,
     )
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering", total=total)
@@ -235,6 +241,14 @@ def videos(
             "textured (also wood grain, floor planks, plaster, brushed steel)."
         ),
     ] = "textured",
+    appearance_set: Annotated[
+        str,
+        typer.Option(
+            help="seen, or held-out: furniture, appliance and room colours (and, textured, "
+            "surface patterns) that no seen render uses, for clips a model is tested on only "
+            "(with --recordings or --clips-from); colour words keep their colours."
+        ),
+    ] = "seen",
     backend: BackendOption = "auto",
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
@@ -267,6 +281,7 @@ def videos(
         backend,
         depth,
         look,
+        appearance_set,
     )
 
 

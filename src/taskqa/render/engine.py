@@ -263,12 +263,14 @@ class Scene(Protocol):
     def close(self) -> None: ...
 
 
-def open_scene(background: RGBA, backend: str = "tiny", appearance: str = "textured") -> Scene:
+def open_scene(
+    background: RGBA, backend: str = "tiny", appearance: str = "textured", patterns: str = "seen"
+) -> Scene:
     """A scene of the chosen back-end (``gl`` or ``tiny``); both have ``RenderScene``'s methods.
-    ``appearance`` (flat, shaded, textured: ``gl.LOOKS``) is the GL back-end's; TinyRenderer
-    has one look of its own."""
+    ``appearance`` (flat, shaded, textured: ``gl.LOOKS``) and ``patterns`` (the textured look's
+    seen or held-out surfaces) are the GL back-end's; TinyRenderer has one look of its own."""
     if backend == "gl":
         from taskqa.render.gl import GlScene
 
-        return GlScene(background=background, look=appearance)
+        return GlScene(background=background, look=appearance, patterns=patterns)
     return RenderScene(background=background)

@@ -21,6 +21,12 @@ from taskqa.render.timeline import action_zone
 TURN_SECONDS = 1.2  # longest glide between two beats
 MIN_TURN = 0.3
 LOW_EYE, HIGH_EYE = 1.15, 1.68
+BODY_BEHIND_EYE = 0.15  # metres from the eye back to the middle of the figure
+# Two people at one counter: the later one steps aside (round what they look at) until their
+# eyes and bodies are this far apart, so no first-person camera stands inside a figure.
+CLEARANCE = 0.55
+SIDESTEPS = tuple(sign * k * math.radians(15) for k in range(1, 7) for sign in (1, -1))
+WALL_MARGIN = 0.25  # a turned eye stays this far inside the room's walls
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,46 @@ class Director:
         layout = scene.layout
         self._first_zone = next(iter(layout.zones), None)
         self.beats: dict[str, list[Beat]] = {}
+        self.stepped_aside = 0  # beats moved round their focus to keep clear of someone
         for agent in self.timeline.agents:
             own = sorted(
                 (a for a in self.timeline.recording.actions if a.agent == agent),
                 key=lambda a: (a.start, a.id),
             )
-            self.beats[agent] = self._beats(own)
+            beats = self._beats(own)
+            if self.beats:
+                beats = self._step_aside(beats, list(self.beats.values()))
+            self.beats[agent] = beats
+
+    def _step_aside(self, beats: list[Beat], others: list[list[Beat]]) -> list[Beat]:
+        """Move each beat's standing spot round its focus, by the smallest turn that keeps this
+        person clear of the people already placed for as long as they hold the beat (until the
+        next one starts). Decided per beat, so the camera still glides between beats."""
+        placed: list[Beat] = []
+        duration = self.timeline.recording.duration
+        for index, beat in enumerate(beats):
+            since = 0.0 if index == 0 else beat.start
+            until = beats[index + 1].start if index + 1 < len(beats) else max(duration, beat.end)
+            moments = _moments(since, max(until, beat.end))
+            crowd = [
+                point for t in moments for other in others for point in _eye_and_body(other, t)
+            ]
+            if _room_left(beat, crowd) >= CLEARANCE:
+                placed.append(beat)
+                continue
+            # the smallest turn that clears everyone; failing that, the one that keeps furthest
+            options = [beat, *(_turned(beat, angle) for angle in SIDESTEPS)]
+            options = [o for o in options if o is beat or self._inside_room(o)]
+            cleared = [o for o in options if _room_left(o, crowd) >= CLEARANCE]
+            best = cleared[0] if cleared else max(options, key=lambda o: _room_left(o, crowd))
+            self.stepped_aside += best is not beat
+            placed.append(best)
+        return placed
+
+    def _inside_room(self, beat: Beat) -> bool:
+        width, depth, _ = self.scene.layout.size
+        eye = eye_point(beat.focus, beat.stand, beat.distance)
+        return abs(eye[0]) <= width / 2 - WALL_MARGIN and abs(eye[1]) <= depth / 2 - WALL_MARGIN
 
     def _beats(self, actions: list[ActionSegment]) -> list[Beat]:
         beats: list[Beat] = []
@@ -99,7 +139,7 @@ class Director:
             heading = math.atan2(dy, dx)
             norm = math.hypot(dx, dy) or 1.0
             # The body stands a little behind the eye, facing what it looks at.
-            body = (eye[0] - dx / norm * 0.15, eye[1] - dy / norm * 0.15, 0.0)
+            body = (eye[0] - dx / norm * BODY_BEHIND_EYE, eye[1] - dy / norm * BODY_BEHIND_EYE, 0.0)
             stand[agent] = (body, heading - math.pi / 2)
         return gaze, stand
 
@@ -109,30 +149,35 @@ class Director:
             if zone is None:
                 return (0.0, 1.0, 0.9), (0.0, 0.0), EYE_TO_TARGET
             return zone.look, zone.stand, EYE_TO_TARGET
-        starts = [b.start for b in beats]
-        index = bisect_right(starts, t) - 1
-        if index < 0:
-            return beats[0].focus, beats[0].stand, beats[0].distance
-        current = beats[index]
-        if index + 1 < len(beats):
-            following = beats[index + 1]
-            gap = following.start - current.end
-            if gap >= MIN_TURN:
-                begin = max(current.end, following.start - TURN_SECONDS)
-                finish = following.start
-            else:
-                begin, finish = following.start - MIN_TURN / 2, following.start + MIN_TURN / 2
-            if begin <= t:
-                return _between(current, following, (t - begin) / (finish - begin))
-        if index > 0 and t < current.start + MIN_TURN / 2:
-            previous = beats[index - 1]
-            if current.start - previous.end < MIN_TURN:
-                return _between(previous, current, (t - current.start + MIN_TURN / 2) / MIN_TURN)
-        return current.focus, current.stand, current.distance
+        return blend(beats, t)
 
     def first_person(self, agent: str, t: float, width: int, height: int) -> Camera:
         eye, target = self.at(t)[0][agent]
         return Camera(eye=eye, target=target, fov=FIRST_PERSON_FOV, width=width, height=height)
+
+
+def blend(beats: list[Beat], t: float) -> tuple[Vec3, tuple[float, float], float]:
+    """Focus, standing spot and viewing distance at ``t`` of a person acting out ``beats``."""
+    starts = [b.start for b in beats]
+    index = bisect_right(starts, t) - 1
+    if index < 0:
+        return beats[0].focus, beats[0].stand, beats[0].distance
+    current = beats[index]
+    if index + 1 < len(beats):
+        following = beats[index + 1]
+        gap = following.start - current.end
+        if gap >= MIN_TURN:
+            begin = max(current.end, following.start - TURN_SECONDS)
+            finish = following.start
+        else:
+            begin, finish = following.start - MIN_TURN / 2, following.start + MIN_TURN / 2
+        if begin <= t:
+            return _between(current, following, (t - begin) / (finish - begin))
+    if index > 0 and t < current.start + MIN_TURN / 2:
+        previous = beats[index - 1]
+        if current.start - previous.end < MIN_TURN:
+            return _between(previous, current, (t - current.start + MIN_TURN / 2) / MIN_TURN)
+    return current.focus, current.stand, current.distance
 
 
 def _between(a: Beat, b: Beat, share: float) -> tuple[Vec3, tuple[float, float], float]:
@@ -166,3 +211,34 @@ def _lerp(a: Vec3, b: Vec3, u: float) -> Vec3:
 
 def _lerp2(a: tuple[float, float], b: tuple[float, float], u: float) -> tuple[float, float]:
     return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u)
+
+
+def _moments(start: float, end: float, step: float = 0.5) -> list[float]:
+    count = max(1, int((end - start) / step))
+    return [start + (end - start) * k / count for k in range(count + 1)]
+
+
+def _eye_and_body(beats: list[Beat], t: float) -> tuple[tuple[float, float], tuple[float, float]]:
+    if not beats:
+        return (math.inf, math.inf), (math.inf, math.inf)
+    focus, spot, distance = blend(beats, t)
+    eye = eye_point(focus, spot, distance)
+    dx, dy = focus[0] - eye[0], focus[1] - eye[1]
+    norm = math.hypot(dx, dy) or 1.0
+    body = (eye[0] - dx / norm * BODY_BEHIND_EYE, eye[1] - dy / norm * BODY_BEHIND_EYE)
+    return (eye[0], eye[1]), body
+
+
+def _room_left(beat: Beat, crowd: list[tuple[float, float]]) -> float:
+    """How close the beat's eye comes to anyone in ``crowd`` (eyes and bodies, from above)."""
+    eye = eye_point(beat.focus, beat.stand, beat.distance)
+    return min((math.hypot(eye[0] - x, eye[1] - y) for x, y in crowd), default=math.inf)
+
+
+def _turned(beat: Beat, angle: float) -> Beat:
+    """The beat with its standing spot turned by ``angle`` round the focus (seen from above)."""
+    fx, fy = beat.focus[0], beat.focus[1]
+    dx, dy = beat.stand[0] - fx, beat.stand[1] - fy
+    c, s = math.cos(angle), math.sin(angle)
+    stand = (fx + dx * c - dy * s, fy + dx * s + dy * c)
+    return Beat(beat.start, beat.end, beat.focus, stand, beat.distance)

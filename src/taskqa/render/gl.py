@@ -28,6 +28,8 @@ BOX, CYLINDER, SPHERE = 0, 1, 2
 # The appearance ladder: unlit colours; lit with shadows; lit with procedural surfaces (wood
 # grain, floor planks, plaster, brushed steel with a highlight) chosen by colour family and size
 LOOKS = ("flat", "shaded", "textured")
+# the textured look's surface patterns: those seen in every default render, and a held-out set
+PATTERN_SETS = ("seen", "held-out")
 SAMPLES = 0  # multisample anti-aliasing (0: the post-process pass smooths edges instead)
 SMOOTHING = True  # the FXAA-style pass; with MSAA on, it is skipped
 SHADOW_SIZE = 512
@@ -73,6 +75,7 @@ uniform mat4 light_view_projection;
 uniform sampler2DShadow shadow_map;
 uniform float texel;
 uniform int look;  // 0 flat, 1 shaded, 2 textured
+uniform int patterns;  // 0 the seen surfaces, 1 the held-out ones (PATTERN_SETS)
 uniform vec3 eye;
 in vec3 world_normal;
 in vec3 world_position;
@@ -92,11 +95,37 @@ float noise(vec2 p) {
 
 // Procedural surfaces chosen by what a body is: its colour family and its size. They change
 // brightness by a few percent only, so a state's mark (dirt, content, glow) still reads.
+// The held-out surfaces: square floor tiles, striped wallpaper, a woven grain on painted
+// wood and hammered metal, none of which a seen render draws.
+vec3 held_out_surface(vec3 base, vec3 n, float saturation, float hi, bool large,
+                      out float shine) {
+    shine = 0.0;
+    if (large && abs(n.z) > 0.9 && world_position.z < 0.05) {
+        vec2 cell = fract(world_position.xy / 0.4);
+        float grout = smoothstep(0.0, 0.03, cell.x) * smoothstep(0.0, 0.03, 1.0 - cell.x)
+            * smoothstep(0.0, 0.03, cell.y) * smoothstep(0.0, 0.03, 1.0 - cell.y);
+        float tone = 0.94 + 0.08 * hash(floor(world_position.xy / 0.4));
+        return base * tone * (0.8 + 0.2 * grout);
+    }
+    if (large || body_scale.z > 1.2) {
+        float stripe = step(0.5, fract((world_position.x + world_position.y) * 4.0));
+        return base * (0.96 + 0.05 * stripe);
+    }
+    if (saturation < 0.12 && hi > 0.3 && hi < 0.8 || base.r > base.b && base.g < base.r * 0.8
+        && saturation > 0.25 && hi < 0.8 && hi > 0.3 && body_scale.z < 0.6) {
+        shine = 0.3;  // metal: dimpled
+        return base * (0.92 + 0.1 * noise(local_position.xz * 90.0 + local_position.yy * 90.0));
+    }
+    vec3 q = local_position * 60.0;  // painted surfaces: a fine weave
+    return base * (0.95 + 0.03 * sin(q.x + q.z) + 0.03 * sin(q.y - q.z));
+}
+
 vec3 textured(vec3 base, vec3 n, out float shine) {
     shine = 0.0;
     float hi = max(base.r, max(base.g, base.b)), lo = min(base.r, min(base.g, base.b));
     float saturation = hi > 0.0 ? (hi - lo) / hi : 0.0;
     bool large = body_scale.x > 0.9 && body_scale.y > 0.9;
+    if (patterns == 1) return held_out_surface(base, n, saturation, hi, large, shine);
     if (large && abs(n.z) > 0.9 && world_position.z < 0.05) {  // the floor: planks
         vec2 p = world_position.xy * vec2(1.0, 5.0);
         float board = floor(p.y);
@@ -337,11 +366,19 @@ def gl_context() -> Any:
 class GlScene:
     """``RenderScene``'s methods, drawn with moderngl (module docstring)."""
 
-    def __init__(self, background: RGBA = (0.82, 0.84, 0.86, 1.0), look: str = "textured") -> None:
+    def __init__(
+        self,
+        background: RGBA = (0.82, 0.84, 0.86, 1.0),
+        look: str = "textured",
+        patterns: str = "seen",
+    ) -> None:
         if look not in LOOKS:
             raise ValueError(f"unknown look {look!r}; expected one of {', '.join(LOOKS)}")
+        if patterns not in PATTERN_SETS:
+            raise ValueError(f"unknown patterns {patterns!r}; expected seen or held-out")
         self.background = background
         self.look = look
+        self.patterns = patterns
         self.ctx = gl_context()
         self._kind: list[int] = []
         self._scale: list[Vec3] = []
@@ -453,6 +490,7 @@ class GlScene:
         direction = LIGHT_DIRECTION / np.linalg.norm(LIGHT_DIRECTION)
         self._shaded["light_direction"].value = tuple(float(x) for x in direction)
         self._shaded["look"].value = LOOKS.index(self.look)
+        self._shaded["patterns"].value = PATTERN_SETS.index(self.patterns)
         self._shaded["eye"].value = tuple(float(x) for x in camera.eye)
         self._draw(self._shaded, batches, projection @ view)
         if SAMPLES or not SMOOTHING:

@@ -83,14 +83,19 @@ class HouseholdScene:
         height: int = 224,
         backend: str = "tiny",
         appearance: str = "textured",
+        appearance_set: str = "seen",
     ) -> None:
         self.timeline = timeline
         self.domain = domain
+        # the held-out set swaps neutral colours here and surface patterns in the GL back-end
+        look = look.appearance_set(appearance_set)
         self.look = look
         self.room = room
         self.layout = self._layout(room)
         self.width, self.height = width, height
-        self.render = open_scene((*look.rgba(self.layout.walls)[:3], 1.0), backend, appearance)
+        self.render = open_scene(
+            (*look.rgba(self.layout.walls)[:3], 1.0), backend, appearance, appearance_set
+        )
         self.things = [n for n in timeline.things if n not in timeline.agents]
         self.labels: list[str] = ["<room>", *self.things, *timeline.agents]
         self._label_of_body: dict[int, int] = {}

@@ -127,12 +127,33 @@ class RoomLayout(BaseModel):
     fixtures: dict[str, PlacementSpec] = Field(default_factory=dict)
 
 
+class RoomColours(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    floor: str | None = None
+    walls: str | None = None
+
+
+class HeldOutLooks(BaseModel):
+    """Colours a held-out render uses instead (``--appearance-set held-out``): neutral materials
+    and rooms only, so no colour an object is named or asked about by changes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    palette: dict[str, str] = Field(default_factory=dict)
+    rooms: dict[str, RoomColours] = Field(default_factory=dict)
+
+
+APPEARANCE_SETS = ("seen", "held-out")
+
+
 class LookSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     palette: dict[str, str]
     models: dict[str, ModelSpec]
     rooms: dict[str, RoomLayout]
+    held_out: HeldOutLooks = Field(default_factory=HeldOutLooks)
     # verbs whose action the renderer shows no sign of (the figures never sit down): a question
     # whose evidence is such an action cannot be answered from the video (benchmark/grounding.py)
     undrawn_verbs: list[str] = Field(default_factory=list)
@@ -148,6 +169,22 @@ class LookSpec(BaseModel):
 
     def model(self, category: str) -> ModelSpec | None:
         return self.models.get(category)
+
+    def appearance_set(self, name: str) -> LookSpec:
+        """This look (``seen``) or its held-out set: the held-out palette and room colours
+        replace the seen ones; models, layouts and everything else stay."""
+        if name == "seen":
+            return self
+        if name != "held-out":
+            raise ValueError(f"unknown appearance set {name!r}; expected seen or held-out")
+        rooms = {}
+        for room, layout in self.rooms.items():
+            colours = self.held_out.rooms.get(room, RoomColours())
+            floor, walls = colours.floor or layout.floor, colours.walls or layout.walls
+            rooms[room] = layout.model_copy(update={"floor": floor, "walls": walls})
+        return self.model_copy(
+            update={"palette": {**self.palette, **self.held_out.palette}, "rooms": rooms}
+        )
 
 
 def load_look(path: Path | None = None) -> LookSpec:
@@ -173,6 +210,32 @@ def parse_look(text: str, file_name: str) -> LookSpec:
         for name, value in look.palette.items()
         if not _HEX.match(value)
     ]
+    for name, value in look.held_out.palette.items():
+        held = ["held_out", "palette", name]
+        if name not in look.palette:
+            problems.append(Problem.at(file_name, held, "expected a name the palette has"))
+        elif name in COLOR_WORDS:
+            # a model's part coloured "red" is red in every set: questions may name the colour
+            problems.append(
+                Problem.at(file_name, held, "a colour word keeps its colour; rename the entry")
+            )
+        elif not _HEX.match(value):
+            problems.append(Problem.at(file_name, held, "expected a colour as #rrggbb"))
+    for room, room_colours in look.held_out.rooms.items():
+        if room not in look.rooms:
+            problems.append(
+                Problem.at(file_name, ["held_out", "rooms", room], "expected a room of rooms")
+            )
+        for key in ("floor", "walls"):
+            value = getattr(room_colours, key)
+            if value is not None and not _HEX.match(look.palette.get(value, value)):
+                problems.append(
+                    Problem.at(
+                        file_name,
+                        ["held_out", "rooms", room, key],
+                        "expected #rrggbb or a palette name",
+                    )
+                )
     for category, model in look.models.items():
         colours: list[tuple[list[str | int], str | None]] = [
             (["parts", i, "color"], p.color) for i, p in enumerate(model.parts)

@@ -54,6 +54,8 @@ class RenderOptions:
     backend: str = "tiny"  # gl or tiny, as engine.resolve_backend chose it
     depth: bool = False  # per-frame depth in millimetres, from the same pass as the masks
     appearance: str = "textured"  # the GL back-end's look: flat, shaded or textured
+    # seen, or held-out: colours and surfaces no seen render uses (models.LookSpec.held_out)
+    appearance_set: str = "seen"
 
 
 @dataclass
@@ -177,6 +179,7 @@ def household_scene(
         options.height,
         options.backend,
         options.appearance,
+        options.appearance_set,
     )
 
 
