@@ -22,6 +22,7 @@ from taskqa.execution.options import (
 )
 from taskqa.outputs import (
     BENCHMARK,
+    CHOICE_EXPORT,
     CORPUS,
     EGOTASKQA,
     EGOTASKQA_QUESTIONS,
@@ -608,6 +609,40 @@ def export_lmms_command(
     console.print(
         f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
     )
+
+
+@export_app.command("mc")
+def export_mc_command(
+    bench: Annotated[
+        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
+    options: Annotated[
+        int, typer.Option(min=2, max=8, help="Options per open question (yes/no keep two).")
+    ] = 4,
+    seed: Annotated[int, typer.Option(help="Seed of the distractors and the option order.")] = 0,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Multiple choice that the text cannot solve: distractors are answers the same question
+    text has on other clips; every item asked once per rotation of its options (circular).
+
+    Example: taskqa export mc out/bench --out out/mc; score replies with
+    taskqa evaluate -b out/bench --mc out/mc -p replies.jsonl -o out/mc-eval
+    """
+    from taskqa.benchmark.folder import Benchmark
+    from taskqa.benchmark.multiple_choice import write_choice_export
+
+    replaced = claim_output(out, CHOICE_EXPORT, overwrite)
+    manifest = write_choice_export(Benchmark(bench), out, options, seed)
+    _say_replaced(replaced)
+    for family, splits in manifest["splits"].items():
+        test = splits["test"]
+        console.print(
+            f"{family}: {test['items']:,} test items ({test['asks']:,} asks, chance "
+            f"{100 * test['chance']:.1f}%)",
+            highlight=False,
+        )
+    console.print(f"wrote the multiple-choice export to {out}", highlight=False)
 
 
 # Benchmark families with command groups of their own.

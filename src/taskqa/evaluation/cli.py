@@ -79,6 +79,15 @@ def evaluate_command(
             "would look like a result).",
         ),
     ] = False,
+    mc: Annotated[
+        Path | None,
+        typer.Option(
+            "--mc",
+            help="Score multiple-choice replies (ids <question id>#<rotation>, a letter or an "
+            "option's text) on this `taskqa export mc` folder: per-item and circular accuracy "
+            "per category, beside the text-only baseline and chance; writes mc-results.json.",
+        ),
+    ] = None,
 ) -> None:
     """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report.
 
@@ -93,6 +102,9 @@ def evaluate_command(
     from taskqa.reports import write_report
 
     bench = Benchmark(benchmark)
+    if mc is not None:
+        _evaluate_choices(bench, mc, split, predictions, name, out)
+        return
     if split.startswith(f"{ALL_FAMILIES}/"):
         _evaluate_families(
             bench, split, predictions, out, name, BootstrapConfig(resamples, seed), most_likely,
@@ -120,6 +132,40 @@ def evaluate_command(
 
 
 ALL_FAMILIES = "all"
+
+
+def _evaluate_choices(
+    bench: Benchmark,
+    export: Path,
+    split: str,
+    predictions: list[Path],
+    names: list[str] | None,
+    out: Path,
+) -> None:
+    from rich.table import Table
+
+    from taskqa.atomic import write_text
+    from taskqa.evaluation.choice import evaluate_choices
+    from taskqa.jsonio import dumps
+
+    with _stated("evaluate"):
+        results = evaluate_choices(bench, export, split, predictions, names)
+    write_text(out / "mc-results.json", dumps(results))
+    table = Table(title=f"{split}: {results['items']:,} multiple-choice items")
+    for column in ("model", "per item", "circular", "chance", "invalid asks", "missing asks"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for model, result in results["models"].items():
+        overall = result["scores"]["all"]
+        table.add_row(
+            model,
+            f"{100 * overall['item_accuracy']:.1f}",
+            f"{100 * overall['circular_accuracy']:.1f}",
+            f"{100 * overall['chance']:.1f}",
+            str(overall["invalid_asks"]),
+            str(overall["missing_asks"]),
+        )
+    console.print(table)
+    console.print(f"wrote mc-results.json to {out}", highlight=False)
 
 
 def _evaluate_families(

@@ -98,6 +98,25 @@ def read_predictions(path: Path, table: QuestionTable) -> Predictions:
     return Predictions(path, hashlib.sha256(data).hexdigest(), outcomes, coverage)
 
 
+def read_replies(path: Path) -> tuple[dict[str, str | None], Coverage]:
+    """Every ``question_id -> prediction`` of a file, the first line of an id winning (a second
+    one is counted in the coverage), without a split to score against: the multiple-choice
+    scorer matches the ids itself."""
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        raise InvalidInputError([Problem(str(path), "", "not a JSONL file")]) from None
+    ids, values, coverage = _parse(str(path), data)
+    replies: dict[str, str | None] = {}
+    for key, value in zip(ids, values, strict=True):
+        if key in replies:
+            coverage.duplicates += 1
+        else:
+            replies[key] = value
+    coverage.answered = len(replies)
+    return replies, coverage
+
+
 def _parse(file: str, data: bytes) -> tuple[list[str], list[str | None], Coverage]:
     try:
         text = data.decode("utf-8")
