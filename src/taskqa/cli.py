@@ -375,6 +375,16 @@ def build(
         float,
         typer.Option(min=0.01, max=1.0, help="Least share of the balanced questions --mix keeps."),
     ] = 0.6,
+    max_single_frame: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="At most this share of each template's questions may be answerable from one "
+            "frame of the clip (or none), by the vision-ablation audit (docs/evidence.md); "
+            "default: every question is kept and the report says how many are.",
+        ),
+    ] = None,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
@@ -400,7 +410,13 @@ def build(
         }
     )
     config = BuildConfig.model_validate(
-        {"seed": seed, "balance": balancing, "disjoint": disjoint, "grounding": grounding}
+        {
+            "seed": seed,
+            "balance": balancing,
+            "disjoint": disjoint,
+            "grounding": grounding,
+            "max_single_frame": max_single_frame,
+        }
     )
     chosen = load_templates(templates)
     replaced = claim_output(out, BENCHMARK, overwrite)

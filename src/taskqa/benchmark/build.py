@@ -13,6 +13,7 @@ import io
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
+from taskqa.benchmark.evidence import audit_records, cap_single_frame, per_template
 from taskqa.benchmark.folder import CLIPS, MANIFEST
 from taskqa.benchmark.generalisation import (
     Family,
@@ -41,7 +43,14 @@ from taskqa.jsonio import dumps, load_json, record_line, write_jsonl
 from taskqa.model import Recording, VideoRef
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 from taskqa.programs.clips import ClipRecord, clip_record, read_clips
-from taskqa.questions.generate import GenerationConfig, clips_path, generate_file, summary_path
+from taskqa.questions.generate import (
+    GenerationConfig,
+    clips_path,
+    corpus_domain,
+    generate_file,
+    speaker_of,
+    summary_path,
+)
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
 
@@ -59,6 +68,12 @@ class BuildConfig(BaseModel):
     )
     grounding: bool = Field(
         True, description="drop candidates whose evidence is off screen (docs/grounding.md)"
+    )
+    max_single_frame: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="most share of a template's questions one frame may answer (docs/evidence.md)",
     )
 
 
@@ -128,6 +143,26 @@ def build_benchmark(
             raise InvalidInputError([Problem(str(corpus), "", message)])
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         _keep_distinct_aliases(records.values())
+        say("auditing what each answer needs of its clip")
+        evidence = _audit_evidence(
+            records, recordings, clips, verb_templates, _shown(candidates_file, clips_path), corpus
+        )
+        if config.max_single_frame is not None:
+            capped = cap_single_frame(
+                records, balanced.partners, config.max_single_frame, config.seed
+            )
+            balanced = replace(
+                balanced,
+                rows=[r for r in balanced.rows if r not in capped],
+                partners={
+                    a: b
+                    for a, b in balanced.partners.items()
+                    if a not in capped and b not in capped
+                },
+            )
+            records = {r: records[r] for r in balanced.rows}
+            evidence["dropped_by_cap"] = len(capped)
+        evidence["kept"] = per_template(records.values())
         _keep_present_direct_forms(records.values())
         say("splitting")
         assignments = {
@@ -159,6 +194,7 @@ def build_benchmark(
                     **results,
                     "balancing": _balancing_summary(balancing, balanced),
                     "grounding": grounded.summary(),
+                    "evidence": evidence,
                 }
             ),
         )
@@ -172,6 +208,7 @@ def build_benchmark(
             balancing.alpha,
             _balancing_summary(balancing, balanced),
             grounded.summary(),
+            evidence,
         )
         write_report(report, stage / "diagnostics")
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
@@ -202,6 +239,31 @@ def build_benchmark(
         }
         write_text(stage / MANIFEST, dumps(manifest))
     return manifest
+
+
+def _audit_evidence(
+    records: Mapping[int, dict[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: Mapping[str, str] | None,
+    clips_name: str,
+    corpus: Path,
+) -> dict[str, Any]:
+    """Tag every kept record with what its answer needs of the clip (``evidence``), and say
+    how the tags fall before any cap."""
+    domain = corpus_domain(corpus)
+    tags = audit_records(
+        records.values(),
+        recordings,
+        clips,
+        verb_templates,
+        clips_name,
+        domain,
+        speaker_of(recordings, domain),
+    )
+    for record in records.values():
+        record["evidence"] = tags.get(str(record["id"]), [])
+    return {"audited": per_template(records.values())}
 
 
 def _generalisation(

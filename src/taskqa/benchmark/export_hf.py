@@ -54,6 +54,7 @@ SCHEMA = pa.schema(
         ("template", pa.string()),
         ("steps", pa.int32()),
         ("obfuscation", pa.int32()),
+        ("evidence", pa.list_(pa.string())),
         ("program", pa.string()),
         ("program_graph", pa.string()),  # the node list as JSON text
         ("params", pa.string()),  # JSON object
@@ -86,6 +87,8 @@ DESCRIPTIONS = {
     "template": "The template id.",
     "steps": "Reasoning steps (program nodes).",
     "obfuscation": "Objects of an action said as 'something' (0-2).",
+    "evidence": "What the answer needs of the clip, from the vision-ablation audit: no-frame, "
+    "one-frame (first-frame, last-frame), several-frames; order-free or order-dependent.",
     "program": "The program that computes the answer, one-line form.",
     "program_graph": "The program as a JSON node list.",
     "params": "The template parameters as a JSON object.",
@@ -203,6 +206,7 @@ def _write_parquet(
             "answer_aliases": list(record.get("answer_aliases", [])),
             "answer_choices": list(record.get("answer_choices", [])),
             "direct_equiv": record.get("direct_equiv"),
+            "evidence": list(record.get("evidence", [])),
             "reasoning_type": "$".join([*tags, record["reference"]]),
             "program_graph": json.dumps(record["program_graph"], ensure_ascii=False),
             "params": json.dumps(record["params"], ensure_ascii=False, sort_keys=True),

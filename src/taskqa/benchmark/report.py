@@ -67,6 +67,7 @@ def build_report(
     alpha: float,
     balancing: Mapping[str, Any] | None = None,
     grounding: Mapping[str, Any] | None = None,
+    evidence: Mapping[str, Any] | None = None,
 ) -> Report:
     """``diagnostics`` per split family; ``balancing``: balance_by, group_share, groups, dropped;
     ``grounding``: what the grounding check did (``Grounding.summary``), None if it was not asked.
@@ -99,6 +100,8 @@ def build_report(
     )
     if grounding is not None:
         report.add(Heading("Evidence on screen"), *_grounding_section(grounding))
+    if evidence is not None:
+        report.add(Heading("What each answer needs of its clip"), *_evidence_section(evidence))
     if balancing.get("dropped"):
         report.add(
             Heading("Candidates not kept"),
@@ -153,6 +156,50 @@ def build_report(
             _template_table(rows if family == "normal" else flagged),
         )
     return report
+
+
+def _evidence_section(evidence: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """The vision-ablation audit (docs/evidence.md) of the kept questions, per template."""
+    kept = evidence.get("kept") or {}
+    overall = kept.get("all")
+    if not overall:
+        return [Paragraph("No question was audited.")]
+    capped = evidence.get("dropped_by_cap")
+    cap = (
+        f" `--max-single-frame` dropped {capped:,} questions answerable from one frame."
+        if capped is not None
+        else " No cap was set (`--max-single-frame SHARE` sets one per template)."
+    )
+    one = overall["one-frame"] + overall["no-frame"]
+    text = (
+        "Each kept question's program run again on less of its clip: no observed action at "
+        "all, one action (the first, the last, any), and the clip with its time reversed. "
+        f"Of {overall['questions']:,} kept questions, {100 * one:.1f}% are answerable from "
+        f"one frame ({100 * overall['no-frame']:.1f}% even with no frame: their answer comes "
+        f"from outside the clip), {100 * overall['several-frames']:.1f}% need several, and "
+        f"{100 * overall['order-dependent']:.1f}% depend on the order of events.{cap}"
+    )
+    header = ["template", "questions", "no frame", "one frame", "first", "last", "several",
+              "order-dependent"]  # fmt: skip
+    rows = [
+        [
+            template,
+            found["questions"],
+            *(
+                f"{100 * found[tag]:.0f}%"
+                for tag in (
+                    "no-frame",
+                    "one-frame",
+                    "first-frame",
+                    "last-frame",
+                    "several-frames",
+                    "order-dependent",
+                )
+            ),
+        ]
+        for template, found in kept.items()
+    ]
+    return [Paragraph(text), Table(header, rows)]
 
 
 def _grounding_section(grounding: Mapping[str, Any]) -> list[Paragraph | Table]:

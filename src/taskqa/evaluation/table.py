@@ -44,7 +44,29 @@ BREAKDOWNS: tuple[tuple[str, str, Labeller], ...] = (
     ("reference", "Reference", lambda q: [q.reference]),
     ("obfuscation", "Objects hidden (obfuscation level)", lambda q: [str(q.obfuscation)]),
     ("template", "Template", lambda q: [q.template]),
+    (
+        "evidence",
+        "What the answer needs of the clip (vision-ablation audit, docs/evidence.md)",
+        lambda q: evidence_groups(q),
+    ),
 )
+
+
+def evidence_groups(question: Question) -> list[str]:
+    """A question's frames need (no/one/several frames) and order need, as the audit tagged
+    them; ``not audited`` for a benchmark built before the audit."""
+    tags = set(question.evidence)
+    if not tags:
+        return ["not audited"]
+    frames = (
+        "no frame"
+        if "no-frame" in tags
+        else "one frame"
+        if "one-frame" in tags
+        else "several frames"
+    )
+    order = "order-dependent" if "order-dependent" in tags else "order-free"
+    return [frames, order]
 
 
 def official_tags(question: Question) -> list[str]:

@@ -45,6 +45,10 @@ class Question(BaseModel):
     # changed" said as the object it is), by id; a built benchmark keeps it only where that
     # question is in the benchmark too (AGQA's ``direct_equiv``)
     direct_equiv: str | None = None
+    # what the answer needs of the clip, from the vision-ablation audit of a built benchmark
+    # (benchmark/evidence.py): no-frame, one-frame, first-frame, last-frame, several-frames,
+    # order-free, order-dependent; empty where it was not audited
+    evidence: list[str] = []
     split: Literal["train", "val", "test"] | None = None  # set in a built benchmark's split files
 
     @property

@@ -1,0 +1,186 @@
+"""Vision-ablation audit: what part of the clip a question's answer really needs (docs/evidence.md).
+
+No model is needed: the question's program is run again on reduced evidence, and the answer it
+gives there is compared with the stored one. The clip's evidence is its observed actions, each
+with the states it saw before and after (the view every program runs on); reduced, it is
+
+- **one frame**: a single observed action (the first, the last, or any one of them);
+- **no frame**: none of them, the world and its future alone;
+- **shuffled**: all of them with the clip's time reversed, so that the order is lost.
+
+Evidence *determines* an answer when the program gives the stored answer on it while it gives
+another (or none) with no observed action at all: "did they open the fridge? no" holds on any
+frame without the fridge, but no frame shows that nobody opened it. A question answered the
+same with no frame at all is tagged ``no-frame``: its answer comes from the text and the world
+(or the part of the recording the clip does not show), not from the video.
+
+Tags per question (``Question.evidence``): ``no-frame``; ``one-frame`` (plus ``first-frame``
+and/or ``last-frame`` when that frame is one that suffices) or ``several-frames``; and
+``order-free`` or ``order-dependent`` (the answer changes, or is lost, when time runs back).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from taskqa.benchmark.balance import rank
+from taskqa.model import Recording
+from taskqa.programs import parse_program
+from taskqa.programs.clips import ClipRecord
+from taskqa.programs.graph import Program
+from taskqa.programs.records import ClipView, Interval
+from taskqa.questions.answers import answer, attempted_actions
+from taskqa.questions.realize import Speaker
+from taskqa.questions.views import clip_views
+from taskqa.simulation.domain import Domain
+
+NO_FRAME, ONE_FRAME, SEVERAL = "no-frame", "one-frame", "several-frames"
+FIRST, LAST = "first-frame", "last-frame"
+ORDER_FREE, ORDER_DEPENDENT = "order-free", "order-dependent"
+EVIDENCE_TAGS = (NO_FRAME, ONE_FRAME, FIRST, LAST, SEVERAL, ORDER_FREE, ORDER_DEPENDENT)
+
+
+def with_observed(view: ClipView, observed: tuple[Interval, ...]) -> ClipView:
+    """The view with only ``observed`` seen (nested answers worked out again)."""
+    by_id = {i.id: i for i in (*observed, *view.future, *view.others)}
+    return replace(view, observed=observed, by_id=by_id, nested={})
+
+
+def time_reversed(view: ClipView) -> ClipView:
+    """The view with the clip's observed actions in reverse: each keeps its length and what it
+    changed, but what came first comes last."""
+    if not view.observed:
+        return view
+    begin = min(i.start for i in view.observed)
+    finish = max(i.end for i in view.observed)
+    turned = tuple(
+        replace(i, start=begin + finish - i.end, end=begin + finish - i.start)
+        for i in reversed(view.observed)
+    )
+    return with_observed(view, turned)
+
+
+def evidence_tags(ask: Callable[[ClipView], str | None], view: ClipView) -> list[str]:
+    """The audit's tags of one question whose answer on ``view`` is ``ask(view)``."""
+    stored = ask(view)
+    if stored is None:
+        return []
+    blind = ask(with_observed(view, ()))
+    tags: list[str] = []
+    if blind == stored:
+        tags.append(NO_FRAME)
+    else:
+        enough = [i for i, seen in enumerate(view.observed) if ask(with_observed(view, (seen,)))
+                  == stored]  # fmt: skip
+        if enough:
+            tags.append(ONE_FRAME)
+            if 0 in enough:
+                tags.append(FIRST)
+            if len(view.observed) - 1 in enough:
+                tags.append(LAST)
+        else:
+            tags.append(SEVERAL)
+    tags.append(ORDER_FREE if ask(time_reversed(view)) == stored else ORDER_DEPENDENT)
+    return tags
+
+
+def audit_records(
+    records: Iterable[dict[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: Mapping[str, str] | None,
+    clips_file: str,
+    domain: Domain | None,
+    speaker: Speaker | None,
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[str, list[str]]:
+    """The evidence tags of every question record (by id), run recording by recording."""
+    by_recording: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        by_recording[str(record["recording"])].append(record)
+    clips_of: dict[str, list[ClipRecord]] = defaultdict(list)
+    for clip in clips.values():
+        clips_of[clip.recording].append(clip)
+    tags: dict[str, list[str]] = {}
+    for recording in recordings:
+        wanted = by_recording.get(recording.id)
+        if not wanted:
+            continue
+        views = clip_views(recording, clips_of[recording.id], verb_templates, clips_file, domain)
+        outcome_of = {action.id: action.outcome for action in recording.actions}
+        programs: dict[str, Program] = {}
+        for record in wanted:
+            view = views.get(str(record["clip"]))
+            if view is None:
+                continue
+            text = str(record["program"])
+            program = programs.setdefault(text, parse_program(text))
+            attempted = attempted_actions(view, outcome_of)
+            form = str(record.get("answer_form", "base"))
+
+            ask = partial(_answer, program, speaker, attempted, form)
+            tags[str(record["id"])] = evidence_tags(ask, view)
+        if on_progress is not None:
+            on_progress(len(wanted))
+    return tags
+
+
+def answerable_from_one_frame(tags: Iterable[str]) -> bool:
+    """One frame (or none at all) gives the answer: what ``--max-single-frame`` caps."""
+    return bool({ONE_FRAME, NO_FRAME}.intersection(tags))
+
+
+def cap_single_frame(
+    records: Mapping[int, Mapping[str, Any]],
+    partners: Mapping[int, int],
+    share: float,
+    seed: int,
+) -> set[int]:
+    """The rows to drop so that, in every template, at most ``share`` of the questions are
+    answerable from one frame; the seeded last of them go first, with their yes/no partner."""
+    by_template: dict[str, list[int]] = defaultdict(list)
+    for row, record in records.items():
+        by_template[str(record["template"])].append(row)
+    dropped: set[int] = set()
+    for rows in by_template.values():
+        flagged = [r for r in rows if answerable_from_one_frame(records[r].get("evidence") or ())]
+        flagged.sort(key=lambda r: rank(seed, f"single-frame:{records[r]['id']}"))
+        kept, flagged_kept = set(rows), set(flagged)
+        # the share is of what stays, so drop until it holds (a dropped pair takes both)
+        while flagged and len(flagged_kept) > share * len(kept):
+            row = flagged.pop()
+            if row not in kept:
+                continue  # already gone as a partner
+            for gone in (row, partners.get(row)):
+                if gone is not None:  # a partner goes too, whatever its template
+                    kept.discard(gone)
+                    flagged_kept.discard(gone)
+                    dropped.add(gone)
+    return dropped
+
+
+def _answer(
+    program: Program, speaker: Speaker | None, attempted: frozenset[str], form: str, seen: ClipView
+) -> str | None:
+    return answer(program, seen, speaker, attempted, form)
+
+
+def per_template(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per template (and ``all``): how many questions, and the share carrying each tag."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        for key in ("all", str(record["template"])):
+            counts[key]["questions"] += 1
+            for tag in record.get("evidence") or ():
+                counts[key][tag] += 1
+    return {
+        key: {
+            "questions": found["questions"],
+            **{tag: round(found[tag] / found["questions"], 4) for tag in EVIDENCE_TAGS},
+        }
+        for key, found in sorted(counts.items(), key=lambda item: (item[0] != "all", item[0]))
+    }
