@@ -375,6 +375,16 @@ def build(
         float,
         typer.Option(min=0.01, max=1.0, help="Least share of the balanced questions --mix keeps."),
     ] = 0.6,
+    pairs: Annotated[
+        bool,
+        typer.Option(
+            "--pairs",
+            help="Minimal pairs: re-simulate each episode with one change (an action skipped, "
+            "failed or reordered, an object starting otherwise), keep questions whose text is "
+            "the same on both recordings and whose answer differs (split family `pairs`, "
+            "pairs.jsonl; docs/minimal-pairs.md). Needs a simulated corpus.",
+        ),
+    ] = False,
     max_single_frame: Annotated[
         float | None,
         typer.Option(
@@ -416,6 +426,7 @@ def build(
             "disjoint": disjoint,
             "grounding": grounding,
             "max_single_frame": max_single_frame,
+            "pairs": pairs,
         }
     )
     chosen = load_templates(templates)
@@ -438,7 +449,14 @@ def build(
         f"{counts['candidates']:,} candidates -> {counts['balanced']:,} balanced questions; "
         f"normal {counts['normal/train']:,}/{counts['normal/val']:,}/{counts['normal/test']:,}, "
         f"indirect {counts['indirect/train']:,}/{counts['indirect/val']:,}/"
-        f"{counts['indirect/test']:,} -> {out} (report: {out / 'diagnostics' / 'report.md'})",
+        f"{counts['indirect/test']:,}"
+        + (
+            f", pairs {counts['pairs/train'] // 2:,}/{counts['pairs/val'] // 2:,}/"
+            f"{counts['pairs/test'] // 2:,} (pairs of questions)"
+            if "pairs/test" in counts
+            else ""
+        )
+        + f" -> {out} (report: {out / 'diagnostics' / 'report.md'})",
         highlight=False,
     )
 

@@ -34,6 +34,13 @@ from taskqa.benchmark.generalisation import (
     novel_composition,
 )
 from taskqa.benchmark.grounding import ground_candidates
+from taskqa.benchmark.pairs import FAMILY as PAIR_FAMILY
+from taskqa.benchmark.pairs import (
+    add_second_recordings,
+    blind_pair_scores,
+    pairs_for_build,
+    write_pairs,
+)
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
 from taskqa.convert import read_recordings
@@ -68,6 +75,9 @@ class BuildConfig(BaseModel):
     )
     grounding: bool = Field(
         True, description="drop candidates whose evidence is off screen (docs/grounding.md)"
+    )
+    pairs: bool = Field(
+        False, description="minimal pairs: a split family of questions asked of two recordings"
     )
     max_single_frame: float | None = Field(
         None,
@@ -182,11 +192,34 @@ def build_benchmark(
         results["normal"]["disjoint_variants"] = _disjoint_effect(
             candidates, balanced, records, config.seed
         )
+        built_pairs = None
+        if config.pairs:
+            built_pairs = pairs_for_build(
+                corpus,
+                recordings,
+                chosen,
+                generation,
+                verb_templates,
+                config.seed,
+                config.grounding,
+                execution or Execution(workers=workers),
+                stage,
+                say,
+            )
+            sizes[PAIR_FAMILY] = write_pairs(stage, built_pairs)
+            built_pairs.summary["blind"] = blind_pair_scores(built_pairs.pairs)
         say("writing corpus copy, video list and report")
         _copy_corpus(corpus, recordings, stage / "corpus")
         used = _used_clips(clips, records.values(), candidates_file)
+        every_recording = list(recordings)
+        if built_pairs is not None:
+            every_recording += add_second_recordings(
+                stage / "corpus", built_pairs, execution or Execution(workers=workers), say
+            )
+            known = {clip.id for clip in used}
+            used += [clip for clip in built_pairs.clips if clip.id not in known]
         write_jsonl(stage / CLIPS, (clip_record(r.clip, r.generation) for r in used))
-        write_text(stage / "videos.csv", _video_list(recordings, used))
+        write_text(stage / "videos.csv", _video_list(every_recording, used))
         write_text(
             stage / "diagnostics" / "diagnostics.json",
             dumps(
@@ -195,6 +228,7 @@ def build_benchmark(
                     "balancing": _balancing_summary(balancing, balanced),
                     "grounding": grounded.summary(),
                     "evidence": evidence,
+                    **({"pairs": built_pairs.summary} if built_pairs is not None else {}),
                 }
             ),
         )
@@ -209,6 +243,7 @@ def build_benchmark(
             _balancing_summary(balancing, balanced),
             grounded.summary(),
             evidence,
+            built_pairs.summary if built_pairs is not None else None,
         )
         write_report(report, stage / "diagnostics")
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):

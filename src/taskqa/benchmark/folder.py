@@ -25,6 +25,11 @@ from taskqa.questions.records import Question
 # Every split family a build may write, in report order; a folder holds those it could make
 # (``families_in``): builds before the generalisation families, or a set too small for one.
 FAMILIES = ("normal", "indirect", "novel-composition", "more-steps", "held-out-objects")
+# minimal pairs (build --pairs; docs/minimal-pairs.md): not balanced like the others, and listed
+# in pairs.jsonl
+PAIR_FAMILY = "pairs"
+PAIRS = "pairs.jsonl"
+EVERY_FAMILY = (*FAMILIES, PAIR_FAMILY)
 MANIFEST = "manifest.json"
 CLIPS = "clips.jsonl"
 OLDER_BUILD = "the folder was built by an older taskqa; build it again with `taskqa build`"
@@ -56,15 +61,15 @@ class VideoClip:
 
 
 def families_in(root: Path) -> tuple[str, ...]:
-    """The split families a benchmark folder holds, in ``FAMILIES`` order."""
-    return tuple(f for f in FAMILIES if (root / "splits" / f).is_dir())
+    """The split families a benchmark folder holds, in ``EVERY_FAMILY`` order."""
+    return tuple(f for f in EVERY_FAMILY if (root / "splits" / f).is_dir())
 
 
 def parse_split_name(name: str) -> tuple[str, str]:
     """``"normal/test"`` -> ``("normal", "test")``, refusing anything else."""
     family, _, split = name.partition("/")
-    if family not in FAMILIES or split not in SPLITS:
-        choices = ", ".join(f"{f}/{s}" for f in FAMILIES for s in SPLITS)
+    if family not in EVERY_FAMILY or split not in SPLITS:
+        choices = ", ".join(f"{f}/{s}" for f in EVERY_FAMILY for s in SPLITS)
         raise InvalidInputError([Problem(name, "", f"unknown split; expected one of {choices}")])
     return family, split
 
@@ -104,7 +109,7 @@ class Benchmark:
         """The closed answer vocabulary: every answer of every split file."""
         return {
             q.question.answer
-            for family in FAMILIES
+            for family in EVERY_FAMILY
             for split in SPLITS
             if self.split_path(family, split).is_file()
             for q in self.questions(family, split)
@@ -138,6 +143,21 @@ class Benchmark:
 
     def _name(self, file: str) -> str:
         return str(self.root / file)
+
+    def pairs(self) -> list[dict[str, Any]]:
+        """The minimal pairs (``pairs.jsonl``: question ids ``a`` and ``b``, the intervention,
+        both recordings, the split); none for a build without ``--pairs``."""
+        path = self.root / PAIRS
+        if not path.is_file():
+            return []
+        pairs = []
+        for index, record in read_jsonl_objects(path, self._name(PAIRS)):
+            if not isinstance(record.get("a"), str) or not isinstance(record.get("b"), str):
+                raise InvalidInputError(
+                    [Problem.at(self._name(PAIRS), [index], "expected question ids a and b")]
+                )
+            pairs.append(record)
+        return pairs
 
     def videos(self) -> VideoIndex:
         path = self.root / "videos.csv"

@@ -68,6 +68,7 @@ def build_report(
     balancing: Mapping[str, Any] | None = None,
     grounding: Mapping[str, Any] | None = None,
     evidence: Mapping[str, Any] | None = None,
+    pairs: Mapping[str, Any] | None = None,
 ) -> Report:
     """``diagnostics`` per split family; ``balancing``: balance_by, group_share, groups, dropped;
     ``grounding``: what the grounding check did (``Grounding.summary``), None if it was not asked.
@@ -102,6 +103,8 @@ def build_report(
         report.add(Heading("Evidence on screen"), *_grounding_section(grounding))
     if evidence is not None:
         report.add(Heading("What each answer needs of its clip"), *_evidence_section(evidence))
+    if pairs is not None:
+        report.add(Heading("Minimal pairs"), *_pairs_section(pairs))
     if balancing.get("dropped"):
         report.add(
             Heading("Candidates not kept"),
@@ -156,6 +159,35 @@ def build_report(
             _template_table(rows if family == "normal" else flagged),
         )
     return report
+
+
+def _pairs_section(pairs: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """The minimal pairs (docs/minimal-pairs.md): how many of each intervention, and what the
+    blind baselines get per question and per pair."""
+    text = (
+        f"{pairs['pairs']:,} pairs of questions (the `pairs` split family, `pairs.jsonl`): one "
+        "text asked of the same stretch of two recordings that differ in one intervention, "
+        f"with different answers, from {pairs['second_recordings']:,} second recordings. A "
+        "model that reads only the text answers both alike and gets no pair right."
+    )
+    rows: list[list[Any]] = [[kind, n] for kind, n in pairs["by_intervention"].items()]
+    parts: list[Paragraph | Table] = [Paragraph(text), Table(["intervention", "pairs"], rows)]
+    blind = pairs.get("blind") or {}
+    if blind:
+        lines = [
+            [name, f"{found['question_accuracy']:.1f}", f"{found['pair_accuracy']:.1f}"]
+            for name, found in blind.items()
+            if isinstance(found, dict)
+        ]
+        parts += [
+            Paragraph(
+                f"Blind baselines on the {blind['test_pairs']:,} test pairs (trained on the "
+                f"train pairs); a guess gets a pair right {blind['chance_per_pair']:.2f}% of "
+                "the time."
+            ),
+            Table(["baseline", "question accuracy", "pair accuracy"], lines),
+        ]
+    return parts
 
 
 def _evidence_section(evidence: Mapping[str, Any]) -> list[Paragraph | Table]:
@@ -458,17 +490,18 @@ def _generalisation_section(diagnostics: Mapping[str, Any]) -> list[Paragraph]:
 
 
 def _split_table(splits: Mapping[str, Mapping[str, int]], diagnostics: Mapping[str, Any]) -> Table:
-    rows = []
+    rows: list[list[str | int | float | None]] = []
     for family, sizes in splits.items():
-        oov = diagnostics[family]["out_of_vocabulary"]
+        # the pairs family has no diagnostics of its own (its section says what blind gets)
+        oov = diagnostics.get(family, {}).get("out_of_vocabulary")
         rows.append(
             [
                 family,
                 sizes.get("train", 0),
                 sizes.get("val", 0),
                 sizes.get("test", 0),
-                100 * oov["val"],
-                100 * oov["test"],
+                100 * oov["val"] if oov else None,
+                100 * oov["test"] if oov else None,
             ]
         )
     headers = ["split family", "train", "val", "test", "val answers not in train %", "test %"]

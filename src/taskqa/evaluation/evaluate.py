@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from taskqa import __version__
 from taskqa.answers import NORMALIZATION_RULES, NORMALIZATION_VERSION, collisions
 from taskqa.benchmark.diagnostics import chance_values
-from taskqa.benchmark.folder import Benchmark
+from taskqa.benchmark.folder import PAIR_FAMILY, Benchmark, parse_split_name
 from taskqa.evaluation.baselines.most_likely import most_likely_predictions
 from taskqa.evaluation.metrics import (
     BootstrapConfig,
@@ -23,6 +23,7 @@ from taskqa.evaluation.metrics import (
     compare,
     score_groups,
 )
+from taskqa.evaluation.pair_scores import pair_scores
 from taskqa.evaluation.predictions import (
     MISSING,
     Coverage,
@@ -308,7 +309,9 @@ def results_json(evaluation: Evaluation) -> dict[str, Any]:
             "confidence": config.confidence,
             "interval": "percentile",
         },
-        "models": [_model_json(run, table) for run in evaluation.runs],
+        "models": [
+            _with_pairs(_model_json(run, table), run, evaluation) for run in evaluation.runs
+        ],
         "comparisons": [_comparison_json(c) for c in evaluation.comparisons],
         "chance": _chance_json(evaluation),
     }
@@ -331,6 +334,16 @@ def _chance_json(evaluation: Evaluation) -> dict[str, dict[str, float | None]]:
         }
         for breakdown in table.breakdowns
     }
+
+
+def _with_pairs(model: dict[str, Any], run: ModelRun, evaluation: Evaluation) -> dict[str, Any]:
+    """A model's results with its pair accuracy, on the minimal pairs' split family."""
+    family, split = parse_split_name(evaluation.split)
+    pairs = evaluation.benchmark.pairs() if family == PAIR_FAMILY else []
+    if pairs:
+        questions = {q.id: q.question for q in evaluation.benchmark.questions(family, split)}
+        model["pairs"] = pair_scores(pairs, evaluation.table, run.outcomes, questions)
+    return model
 
 
 def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextPath
 
 from taskqa.evaluation.evaluate import SCORED_ON_ANSWERED, Evaluation
-from taskqa.reports import Figure, Heading, Paragraph, Report, Table
+from taskqa.reports import Block, Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
 # Breakdowns of the main grid, with the row label prefix shown in the report.
@@ -91,7 +91,46 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
                 Figure("noisy_oracle", to_png(curve), "Oracle accuracy as facts are misread")
             )
     report.add(Heading("Per template"), _templates(models, names))
+    if any("pairs" in m for m in models):
+        report.add(*_pairs_section(evaluation, models, names))
     return report
+
+
+def _pairs_section(
+    evaluation: Evaluation, models: list[dict[str, Any]], names: list[str]
+) -> list[Block]:
+    """Pair accuracy per model and category, and one pair's two clips side by side."""
+    from taskqa.evaluation.pair_scores import pair_strip
+
+    keys = list(next(m["pairs"] for m in models if "pairs" in m))
+    rows = [
+        [key, models[0]["pairs"].get(key, {}).get("pairs", 0)]
+        + [_percent(m.get("pairs", {}).get(key, {}).get("pair_accuracy")) for m in models]
+        for key in keys
+    ]
+    blocks: list[Block] = [
+        Heading("Minimal pairs"),
+        Paragraph(
+            "A pair asks one text of two clips that differ in one intervention, with different "
+            "answers: a pair is right only when both of its questions are. A model that does "
+            "not watch answers both alike and gets no pair right."
+        ),
+        Table(["pairs of", "pairs", *[f"{n} pair accuracy (%)" for n in names]], rows),
+    ]
+    pairs = [
+        p
+        for p in evaluation.benchmark.pairs()
+        if p.get("split") == evaluation.split.partition("/")[2]
+    ]
+    strip = pair_strip(evaluation.benchmark, pairs[0]) if pairs else None
+    if strip is not None:
+        first = pairs[0]
+        caption = (
+            f"{first['question']} — the same question on two clips ({first['intervention']['kind']}"
+            f": {first['intervention'].get('text', '')}); first recording above, second below"
+        )
+        blocks.append(Figure("minimal_pair", strip, caption))
+    return blocks
 
 
 # What each baseline is, in one sentence for the report: three of them read only the text.

@@ -25,7 +25,7 @@ from taskqa.corpus import is_corpus
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.jsonio import record_line, write_json, write_jsonl
 from taskqa.model import Recording, Source
-from taskqa.programs.clips import ClipConfig, clip_record, cut_clips
+from taskqa.programs.clips import Clip, ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions.answers import (
@@ -146,11 +146,13 @@ def questions_for_recording(
     verb_templates: dict[str, str] | None = None,
     rejected: Counter[str] | None = None,
     world: World | None = None,
+    clips: Callable[[Clip], bool] | None = None,
 ) -> list[Question]:
     """Every question of every template on every clip; ``rejected`` counts what was dropped.
 
     ``world`` (see ``corpus_world``) gives the well-posedness rules and the English their
-    domain; by default the recording's own world as ``corpus_world`` finds it.
+    domain; by default the recording's own world as ``corpus_world`` finds it. ``clips``, when
+    given, chooses the clips asked about (a minimal pair asks only where the two differ).
     """
     said = wording(corpus_world([recording]) if world is None else world)
     structure = build_structure(recording, config.rules, said.domain)
@@ -161,6 +163,8 @@ def questions_for_recording(
     questions: list[Question] = []
     outcome_of = {action.id: action.outcome for action in recording.actions}
     for clip in cut_clips(recording, config.clips):
+        if clips is not None and not clips(clip):
+            continue
         first_of_clip = len(questions)
         view = build_view(recording, clip, structure, verb_templates)
         attempted = attempted_actions(view, outcome_of)

@@ -13,7 +13,7 @@ import json
 import os
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -448,29 +448,53 @@ def render_corpus(
         )
         rendered = _collect(chosen, results, on_progress, digests)
     if isinstance(folder, str):
-        write_remote_manifest(folder, digests)
+        write_remote_manifest(folder, digests, options)
     else:
-        write_manifest(folder, corpus, digests)
+        write_manifest(folder, corpus, digests, options)
     point_videos(corpus, {r.recording: r.videos for r in rendered})
     if shards is not None:
         shards.finish()
     return rendered
 
 
-def write_manifest(folder: Path, corpus: Path, digests: dict[str, str]) -> None:
+def write_manifest(
+    folder: Path, corpus: Path, digests: dict[str, str], options: RenderOptions | None = None
+) -> None:
     """Record each rendered file's sha256 in ``folder/manifest.json`` (paths relative to the
-    folder), keeping the entries of files rendered by earlier runs."""
+    folder), keeping the entries of files rendered by earlier runs, and the options of this
+    run (``rendered_options``: what a minimal pair's second recording is drawn with)."""
     path = folder / VIDEO_MANIFEST
     files = _manifest_files(path.read_text(encoding="utf-8") if path.is_file() else None)
     base = folder.resolve()
     for name, digest in digests.items():
         files[Path(os.path.relpath((corpus / name).resolve(), base)).as_posix()] = digest
-    write_text(path, _manifest_text(files))
+    write_text(path, _manifest_text(files, options))
 
 
-def _manifest_text(files: dict[str, str]) -> str:
-    manifest = {"generator": "taskqa render", "files": dict(sorted(files.items()))}
+def _manifest_text(files: dict[str, str], options: RenderOptions | None = None) -> str:
+    manifest: dict[str, Any] = {"generator": "taskqa render", "files": dict(sorted(files.items()))}
+    if options is not None:
+        manifest["options"] = asdict(options)
     return dumps(manifest)
+
+
+def rendered_options(corpus: Path) -> RenderOptions | None:
+    """The options ``corpus/videos`` was last rendered with (None: not rendered, or by a
+    taskqa that did not record them)."""
+    path = corpus / "videos" / VIDEO_MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = parse_json(path.read_text(encoding="utf-8"), VIDEO_MANIFEST, [])
+    except InvalidInputError:
+        return None
+    raw = manifest.get("options") if isinstance(manifest, dict) else None
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return RenderOptions(**{**raw, "views": tuple(raw.get("views", VIEWS))})
+    except TypeError:
+        return None
 
 
 def _manifest_files(data: bytes | str | None) -> dict[str, str]:
@@ -485,7 +509,9 @@ def _manifest_files(data: bytes | str | None) -> dict[str, str]:
     return dict(files) if isinstance(files, dict) else {}
 
 
-def write_remote_manifest(url: str, digests: dict[str, str]) -> None:
+def write_remote_manifest(
+    url: str, digests: dict[str, str], options: RenderOptions | None = None
+) -> None:
     """``url/manifest.json`` as a local run writes it (paths relative to ``url``), keeping the
     entries of earlier runs; written whole in one put. ``digests`` are keyed by full URL."""
     from taskqa.execution.storage import join, read_object, write_object
@@ -495,7 +521,7 @@ def write_remote_manifest(url: str, digests: dict[str, str]) -> None:
     prefix = join(url, "")
     for name, digest in digests.items():
         files[name.removeprefix(prefix)] = digest
-    write_object(path, _manifest_text(files).encode("utf-8"))
+    write_object(path, _manifest_text(files, options).encode("utf-8"))
 
 
 def look_source(path: Path | None) -> tuple[str, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from taskqa.model import (
@@ -63,14 +64,26 @@ class _Whereabouts:
         return index >= 0 and self.starts[index] <= frame < self.ends[index]
 
 
+Faces = Mapping[tuple[str, int | None], frozenset[str]]  # (agent, action start or None) -> zones
+
+
 class Annotator:
     def __init__(
-        self, domain: Domain, config: SimulationConfig, trace: EpisodeTrace, rng: random.Random
+        self,
+        domain: Domain,
+        config: SimulationConfig,
+        trace: EpisodeTrace,
+        rng: random.Random,
+        faces: Faces | None = None,
     ) -> None:
+        """``faces`` fixes which neighbouring zones a person faces during the action starting at
+        a frame (None: before their first action) instead of drawing it: a minimal pair's second
+        recording sees the world as the first did, except where the intervention says."""
         self.domain = domain
         self.config = config
         self.trace = trace
         self.rng = rng
+        self._fixed_faces = faces or {}
         self.sees = {
             zone: {zone, *neighbours}
             for zone, neighbours in domain.spec.rooms[trace.plan.room].zones.items()
@@ -86,9 +99,22 @@ class Annotator:
             ends=[a.end for a in own],
             zones=[a.zone for a in own],
             initial=initial,
-            faces=[self._glance(a.zone) for a in own],
-            initial_faces=self._glance(initial),
+            faces=[self._faces(agent, a.start, a.zone) for a in own],
+            initial_faces=self._faces(agent, None, initial),
         )
+
+    def _faces(self, agent: str, start: int | None, zone: str) -> frozenset[str]:
+        fixed = self._fixed_faces.get((agent, start))
+        return fixed if fixed is not None else self._glance(zone)
+
+    def faces(self) -> dict[tuple[str, int | None], frozenset[str]]:
+        """Every person's faced zones by action start (None: before their first action)."""
+        found: dict[tuple[str, int | None], frozenset[str]] = {}
+        for agent, where in self.where.items():
+            found[(agent, None)] = where.initial_faces
+            for start, faces in zip(where.starts, where.faces, strict=True):
+                found[(agent, start)] = faces
+        return found
 
     def _glance(self, zone: str) -> frozenset[str]:
         """The neighbouring zones a person standing in ``zone`` happens to face."""

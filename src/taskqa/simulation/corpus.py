@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from taskqa.corpus import (
@@ -19,7 +20,7 @@ from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.annotate import Annotator
 from taskqa.simulation.config import SimulationConfig, derive_seed
 from taskqa.simulation.domain import Domain, load_domain, parse_domain
-from taskqa.simulation.episode import EpisodeSimulator, EpisodeStuck, plan_episode
+from taskqa.simulation.episode import EpisodeSimulator, EpisodeStuck, EpisodeTrace, plan_episode
 
 DOMAIN_FILE = "domain.yaml"
 CHUNK = 25  # episodes per unit of work: big enough to amortise process overhead
@@ -57,6 +58,45 @@ def recording_id(index: int, room: str, agents: int, tasks: int) -> str:
 
 def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Recording:
     """Episode ``index`` of the corpus; each retry after a dead end draws from a fresh seed."""
+    run = run_episode(domain, config, index)
+    return run.recording()
+
+
+@dataclass(frozen=True)
+class EpisodeRun:
+    """A simulated episode before annotation: its trace, its id, and the random state the
+    annotation starts from (so that a changed trace can be annotated the same way)."""
+
+    domain: Domain
+    config: SimulationConfig
+    trace: EpisodeTrace
+    name: str
+    attempt: int
+    random_state: tuple[object, ...]
+
+    def annotator(
+        self,
+        trace: EpisodeTrace | None = None,
+        faces: Mapping[tuple[str, int | None], frozenset[str]] | None = None,
+    ) -> Annotator:
+        rng = random.Random()
+        rng.setstate(self.random_state)
+        return Annotator(self.domain, self.config, trace or self.trace, rng, faces)
+
+    def recording(
+        self,
+        trace: EpisodeTrace | None = None,
+        faces: Mapping[tuple[str, int | None], frozenset[str]] | None = None,
+        name: str | None = None,
+    ) -> Recording:
+        """The annotated recording (of ``trace`` instead, seen with ``faces``, when given)."""
+        recording = self.annotator(trace, faces).recording(name or self.name)
+        recording.metadata["attempt"] = self.attempt
+        return recording
+
+
+def run_episode(domain: Domain, config: SimulationConfig, index: int) -> EpisodeRun:
+    """Simulate episode ``index`` up to its trace (``simulate_episode`` annotates it)."""
     failures: list[str] = []
     for attempt in range(config.max_attempts):
         rng = random.Random(derive_seed(config.seed, index, attempt))
@@ -67,9 +107,7 @@ def simulate_episode(domain: Domain, config: SimulationConfig, index: int) -> Re
             failures.append(str(stuck))
             continue
         name = recording_id(index, plan.room, len(plan.agents), len(plan.tasks))
-        recording = Annotator(domain, config, trace, rng).recording(name)
-        recording.metadata["attempt"] = attempt
-        return recording
+        return EpisodeRun(domain, config, trace, name, attempt, rng.getstate())
     raise RuntimeError(
         f"episode {index} got stuck {config.max_attempts} times; last: {failures[-1]}"
     )

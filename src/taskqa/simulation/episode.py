@@ -525,14 +525,19 @@ class EpisodeSimulator:
         return agent.zone
 
     def _view(self, obj: str) -> ObjectView:
-        relation = self.state.relation_of(obj)
-        return ObjectView(
-            attributes=dict(self.state.attributes[obj]),
-            place=relation.object if relation else None,
-            relation=relation.relation if relation else None,
-            enclosed=self.state.enclosed(obj),
-            zone=self.state.zone_of(obj),
-        )
+        return object_view(self.state, obj)
+
+
+def object_view(state: WorldState, obj: str) -> ObjectView:
+    """What ``state`` says of ``obj``: its attributes, where it is, whether it is shut away."""
+    relation = state.relation_of(obj)
+    return ObjectView(
+        attributes=dict(state.attributes[obj]),
+        place=relation.object if relation else None,
+        relation=relation.relation if relation else None,
+        enclosed=state.enclosed(obj),
+        zone=state.zone_of(obj),
+    )
 
 
 def _run_step(state: WorldState, domain: Domain, step: Step, agent: str) -> bool:

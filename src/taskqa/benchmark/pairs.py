@@ -1,0 +1,497 @@
+"""Minimal pairs: one question text, two clips that differ in one fact, two answers.
+
+``taskqa build --pairs`` re-simulates each simulated recording, changes it in one place
+(``simulation/intervene.py``: an action skipped, failed or done in another order, or an object
+starting in another state), and asks every question of both
+versions. A question is kept as a pair when its text is the same on the same clip window of both
+recordings and its answer differs. A model that reads only the text answers both alike and gets
+no pair right; one that watches gets both. Docs: docs/minimal-pairs.md.
+
+Per episode at most ``per_variant`` pairs are kept from each second recording, one per template,
+and a question of the first recording is used in one pair only (ids stay unique in a split);
+the choice is seeded. Both questions of a pair go to the same split, drawn per episode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from taskqa.answers import normalize_answer
+from taskqa.atomic import write_text
+from taskqa.benchmark.balance import rank
+from taskqa.benchmark.folder import PAIR_FAMILY, PAIRS
+from taskqa.benchmark.splits import SPLITS
+from taskqa.execution import Execution, run_shards
+from taskqa.jsonio import jsonl_text, read_jsonl_objects, record_text
+from taskqa.model import Recording
+from taskqa.problems import InvalidInputError, Problem
+from taskqa.programs.clips import Clip, ClipConfig, ClipRecord, cut_clips
+from taskqa.questions.generate import (
+    GenerationConfig,
+    World,
+    questions_for_recording,
+)
+from taskqa.questions.records import Question
+from taskqa.questions.template import Template
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import run_episode
+from taskqa.simulation.domain import Domain, parse_domain
+from taskqa.simulation.intervene import variants
+
+FAMILY = PAIR_FAMILY
+SPLIT_SHARES = (("test", 0.2), ("val", 0.1))  # the rest is train
+_EPISODE = re.compile(r"-(\d{5})$")
+
+
+@dataclass(frozen=True)
+class PairConfig:
+    per_kind: int = 4  # second recordings per intervention kind and episode
+    per_variant: int = 4  # pairs kept per second recording
+    seed: int = 0
+
+
+@dataclass
+class PairSet:
+    """What ``make_pairs`` found: the pairs (a then b question records each), the second
+    recordings they need, and counts."""
+
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    recordings: list[Recording] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def questions(self) -> list[dict[str, Any]]:
+        return [
+            record for pair in self.pairs for record in (pair["question_a"], pair["question_b"])
+        ]
+
+
+# What every shard shares: templates, generation settings, verb templates, the world, the
+# domain's source and file name, the simulation settings, and the pair settings.
+PairContext = tuple[
+    list[Template],
+    GenerationConfig,
+    dict[str, str] | None,
+    World,
+    str,
+    str,
+    dict[str, Any],
+    PairConfig,
+]
+
+
+def make_pairs(
+    recordings: Sequence[Recording],
+    domain: Domain,
+    simulation: SimulationConfig,
+    templates: Sequence[Template],
+    generation: GenerationConfig,
+    verb_templates: dict[str, str] | None,
+    world: World,
+    config: PairConfig,
+    execution: Execution | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> PairSet:
+    """The minimal pairs of every simulated recording, one shard per recording."""
+    context: PairContext = (
+        list(templates),
+        generation,
+        verb_templates,
+        world,
+        domain.source_text,
+        domain.file_name,
+        simulation.model_dump(mode="json"),
+        config,
+    )
+    chosen = [r for r in recordings if _EPISODE.search(r.id)]
+    payloads = [r.model_dump_json() for r in chosen]
+    labels = [f"{index} (recording {r.id})" for index, r in enumerate(chosen)]
+    found = PairSet()
+    found.counts["recordings not simulated"] = len(recordings) - len(chosen)
+    with (execution or Execution()).open() as executor:
+        results = run_shards(executor, _pair_shard, context, payloads, labels, None)
+        for pairs, seconds, counts in results:
+            found.pairs += pairs
+            found.recordings += [Recording.model_validate_json(text) for text in seconds]
+            found.counts.update(counts)
+            if on_progress is not None:
+                on_progress(1)
+    return found
+
+
+def _pair_shard(
+    context: PairContext, recording_json: str
+) -> tuple[list[dict[str, Any]], list[str], Counter[str]]:
+    templates, generation, verb_templates, world, source, file_name, simulated, config = context
+    domain = parse_domain(source, file_name)
+    recording = Recording.model_validate_json(recording_json)
+    counts: Counter[str] = Counter()
+    match = _EPISODE.search(recording.id)
+    if match is None:
+        return [], [], counts
+    run = run_episode(domain, SimulationConfig.model_validate(simulated), int(match.group(1)))
+    first = run.recording()
+    if run.name != recording.id or first.actions != recording.actions:
+        counts["recordings the corpus's settings do not simulate again"] += 1
+        return [], [], counts
+    asked_first = _keyed(recording, templates, generation, verb_templates, world)
+    shown_first = _shown(recording, generation.clips)
+    seen_first = _shown(recording, generation.clips, future=False)
+    used: set[str] = set()
+    pairs: list[dict[str, Any]] = []
+    seconds: list[str] = []
+    for variant in variants(run, config.per_kind, config.seed):
+        counts[f"second recordings: {variant.intervention.kind}"] += 1
+        second = variant.recording
+        shown_second = _shown(second, generation.clips)
+        seen_second = _shown(second, generation.clips, future=False)
+        # only clips whose frames differ: a change in the unseen future alone would flip an
+        # answer while both videos look the same
+        changed = {
+            key
+            for key, seen in seen_second.items()
+            if seen_first.get(key) != seen and shown_first.get(key) != shown_second[key]
+        }
+        asked_second = _keyed(second, templates, generation, verb_templates, world, changed)
+        found = [
+            (asked_first[key], question)
+            for key, question in asked_second.items()
+            if key in asked_first
+            and normalize_answer(asked_first[key].answer) != normalize_answer(question.answer)
+        ]
+        found.sort(key=lambda pair: rank(config.seed, f"pair:{pair[1].id}"))
+        kept: list[tuple[Question, Question]] = []
+        templates_kept: set[str] = set()
+        for a, b in found:
+            if len(kept) >= config.per_variant:
+                break
+            if a.id in used or a.template in templates_kept:
+                continue
+            used.add(a.id)
+            templates_kept.add(a.template)
+            kept.append((a, b))
+        if not kept:
+            counts[f"second recordings without a pair: {variant.intervention.kind}"] += 1
+            continue
+        seconds.append(second.model_dump_json())
+        for a, b in kept:
+            pairs.append(
+                {
+                    "a": a.id,
+                    "b": b.id,
+                    "intervention": variant.intervention.to_json(),
+                    "recording_a": recording.id,
+                    "recording_b": second.id,
+                    "question_a": _record(a),
+                    "question_b": _record(b),
+                }
+            )
+        counts[f"pairs: {variant.intervention.kind}"] += len(kept)
+    return pairs, seconds, counts
+
+
+def _keyed(
+    recording: Recording,
+    templates: Sequence[Template],
+    generation: GenerationConfig,
+    verb_templates: dict[str, str] | None,
+    world: World,
+    only: set[tuple[str, int]] | None = None,
+) -> dict[tuple[str, int, str, str], Question]:
+    """The recording's questions by (person, clip window, template, text): the same key on
+    both recordings of a pair is the same question asked of the same stretch of time. ``only``
+    limits them to those (person, window) clips."""
+    window = _windows(recording, generation.clips)
+
+    def chosen(clip: Clip) -> bool:
+        return only is None or (clip.agent, window[clip.id]) in only
+
+    asked = questions_for_recording(
+        recording, templates, generation, verb_templates, None, world, chosen
+    )
+    return {(q.agent, window[q.clip], q.template, q.question): q for q in asked}
+
+
+def _shown(
+    recording: Recording, clips: ClipConfig, future: bool = True
+) -> dict[tuple[str, int], str]:
+    """What each (person, window) clip holds, as text: every action it shows, overlaps and
+    (``future``) has next, with its outcome and the states around it (ids left out, since a
+    skipped action renumbers the rest). Where the texts of a pair's two recordings agree, so
+    do the answers; without the future, so do the frames."""
+    window = _windows(recording, clips)
+    by_id = {a.id: a for a in recording.actions}
+    held: dict[tuple[str, int], str] = {}
+    for clip in cut_clips(recording, clips):
+        parts = []
+        for group in (clip.observed, clip.others, *([clip.future] if future else [])):
+            parts.append(
+                [by_id[i].model_dump(mode="json", exclude={"id"}) for i in group if i in by_id]
+            )
+        held[(clip.agent, window[clip.id])] = record_text(parts, sort_keys=True)
+    return held
+
+
+def _windows(recording: Recording, clips: ClipConfig) -> dict[str, int]:
+    """Each clip's window number: clips are cut in equal windows of the recording's duration,
+    so a clip's start tells its window whatever actions it shows."""
+    count = max(1, round(recording.duration / clips.seconds))
+    width = recording.duration / count
+    return {clip.id: int(clip.start // width) for clip in cut_clips(recording, clips)}
+
+
+def _record(question: Question) -> dict[str, Any]:
+    record = dict(question.__dict__)
+    del record["split"]
+    return record
+
+
+def pair_split(recording: str, seed: int) -> str:
+    """The split of an episode's pairs: a seeded draw per first recording."""
+    draw = rank(seed, f"pairs-split:{recording}") / 2**64
+    bound = 0.0
+    for split, share in SPLIT_SHARES:
+        bound += share
+        if draw < bound:
+            return split
+    return "train"
+
+
+def pair_line(pair: Mapping[str, Any]) -> dict[str, Any]:
+    """A line of ``pairs.jsonl``: the two question ids, the intervention, both recordings, and
+    what a reader wants at a glance (template, text, both answers, split)."""
+    a, b = pair["question_a"], pair["question_b"]
+    return {
+        "a": pair["a"],
+        "b": pair["b"],
+        "intervention": pair["intervention"],
+        "recording_a": pair["recording_a"],
+        "recording_b": pair["recording_b"],
+        "split": pair["split"],
+        "template": a["template"],
+        "question": a["question"],
+        "answer_a": a["answer"],
+        "answer_b": b["answer"],
+    }
+
+
+def summary(pairs: Sequence[Mapping[str, Any]], counts: Counter[str]) -> dict[str, Any]:
+    """Pairs per intervention kind, split, reasoning type and semantic category."""
+    kinds = Counter(str(p["intervention"]["kind"]) for p in pairs)
+    splits = Counter(str(p["split"]) for p in pairs)
+    types = Counter(t for p in pairs for t in p["question_a"]["types"])
+    semantic = Counter(str(p["question_a"]["semantic"]) for p in pairs)
+    return {
+        "pairs": len(pairs),
+        "by_intervention": dict(sorted(kinds.items())),
+        "by_split": dict(sorted(splits.items())),
+        "by_type": dict(sorted(types.items())),
+        "by_semantic": dict(sorted(semantic.items())),
+        "second_recordings": len({p["recording_b"] for p in pairs}),
+        "counts": dict(sorted(counts.items())),
+    }
+
+
+def dumps_pairs(pairs: Sequence[Mapping[str, Any]]) -> str:
+    return jsonl_text(pair_line(p) for p in pairs)
+
+
+# --- in a build ------------------------------------------------------------------------------
+
+
+@dataclass
+class BuiltPairs:
+    """The pairs a build keeps (each with its ``split``), the second recordings they need, the
+    clips of both sides, and the summary the diagnostics carry."""
+
+    pairs: list[dict[str, Any]]
+    recordings: list[Recording]
+    clips: list[ClipRecord]
+    summary: dict[str, Any]
+
+
+def pairs_for_build(
+    corpus: Path,
+    recordings: Sequence[Recording],
+    templates: Sequence[Template],
+    generation: GenerationConfig,
+    verb_templates: dict[str, str] | None,
+    seed: int,
+    grounding: bool,
+    execution: Execution,
+    scratch: Path,
+    say: Callable[[str], None],
+) -> BuiltPairs:
+    """Find the pairs, drop those with a side whose evidence is off screen (the grounding check
+    the other questions pass), and draw each episode's split."""
+    from taskqa.benchmark.grounding import ground_candidates
+    from taskqa.corpus import read_manifest
+    from taskqa.programs.clips import clip_record
+    from taskqa.questions.generate import corpus_domain, corpus_world
+    from taskqa.questions.indirect import with_indirect
+    from taskqa.simulation.domain import load_domain
+
+    manifest = read_manifest(corpus)
+    if not manifest.config:
+        message = "--pairs re-simulates episodes; expected a corpus made by `taskqa simulate`"
+        raise InvalidInputError([Problem(str(corpus), "", message)])
+    simulation = SimulationConfig.model_validate(
+        {k: v for k, v in manifest.config.items() if k != "domain_sha256"}
+    )
+    domain = corpus_domain(corpus) or load_domain()
+    chosen = with_indirect(templates) if generation.indirect else list(templates)
+    say(f"minimal pairs: re-simulating {len(recordings):,} episodes with one change each")
+    found = make_pairs(
+        recordings,
+        domain,
+        simulation,
+        chosen,
+        generation,
+        verb_templates,
+        corpus_world(recordings, domain),
+        PairConfig(seed=seed),
+        execution,
+    )
+    settings = generation.model_dump(mode="json")
+    every = [*recordings, *found.recordings]
+    clips = {
+        clip.id: ClipRecord.model_validate(clip_record(clip, settings))
+        for recording in every
+        for clip in cut_clips(recording, generation.clips)
+    }
+    asked = scratch / "pairs.candidates.jsonl"
+    write_text(asked, jsonl_text(found.questions()))
+    grounded = ground_candidates(
+        corpus, every, verb_templates, asked, clips, asked, grounding, execution, None, say
+    )
+    kept_ids = {str(record["id"]) for _, record in read_jsonl_objects(grounded.path)}
+    pairs = [p for p in found.pairs if p["a"] in kept_ids and p["b"] in kept_ids]
+    found.counts["pairs with a side off screen"] = len(found.pairs) - len(pairs)
+    for pair in pairs:
+        pair["split"] = pair_split(pair["recording_a"], seed)
+    _audit(pairs, every, clips, verb_templates, domain, asked.name)
+    needed = {p["recording_b"] for p in pairs}
+    used_clips = {str(p[key]["clip"]) for p in pairs for key in ("question_a", "question_b")}
+    return BuiltPairs(
+        pairs=pairs,
+        recordings=[r for r in found.recordings if r.id in needed],
+        clips=[record for clip, record in clips.items() if clip in used_clips],
+        summary=summary(pairs, found.counts),
+    )
+
+
+def _audit(
+    pairs: Sequence[dict[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: dict[str, str] | None,
+    domain: Domain,
+    clips_name: str,
+) -> None:
+    """Tag both questions of every pair with what their answers need of the clip, as the
+    build tags every other question (benchmark/evidence.py)."""
+    from taskqa.benchmark.evidence import audit_records
+    from taskqa.questions.generate import speaker_of
+
+    records = [p[key] for p in pairs for key in ("question_a", "question_b")]
+    speaker = speaker_of(recordings, domain)
+    tags = audit_records(records, recordings, clips, verb_templates, clips_name, domain, speaker)
+    for record in records:
+        record["evidence"] = tags.get(str(record["id"]), [])
+
+
+def write_pairs(stage: Path, built: BuiltPairs) -> dict[str, int]:
+    """``pairs.jsonl`` and the ``pairs`` split family (both questions of a pair, a then b, in
+    the pair's split); returns the split sizes."""
+    write_text(stage / PAIRS, dumps_pairs(built.pairs))
+    sizes: dict[str, int] = {}
+    for split in SPLITS:
+        chosen = [p for p in built.pairs if p["split"] == split]
+        lines = [{**p[key], "split": split} for p in chosen for key in ("question_a", "question_b")]
+        write_text(stage / "splits" / FAMILY / f"{split}.jsonl", jsonl_text(lines))
+        sizes[split] = len(lines)
+    return sizes
+
+
+def pair_accuracy(
+    pairs: Sequence[Mapping[str, Any]], right: Mapping[str, bool]
+) -> dict[str, float | int]:
+    """Pairs whose two questions are both right, in % (``right``: question id -> right)."""
+    scored = [p for p in pairs if p["a"] in right and p["b"] in right]
+    both = sum(right[p["a"]] and right[p["b"]] for p in scored)
+    return {"pairs": len(scored), "pair_accuracy": 100 * both / len(scored) if scored else 0.0}
+
+
+def blind_pair_scores(pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the build's text-only baselines get on the test pairs, trained on the train pairs'
+    questions: per question and per pair (both right), beside the chance a guess has of
+    getting a pair right (the product of its two questions' chances)."""
+    from taskqa.benchmark import diagnostics
+
+    train = [p[k] for p in pairs if p["split"] == "train" for k in ("question_a", "question_b")]
+    test_pairs = [p for p in pairs if p["split"] == "test"]
+    test = [p[k] for p in test_pairs for k in ("question_a", "question_b")]
+    if not train or not test:
+        return {}
+    chances = diagnostics.chance_values(train, test)
+    scores: dict[str, Any] = {
+        "test_pairs": len(test_pairs),
+        "chance_per_pair": round(
+            100
+            * sum(a * b for a, b in zip(chances[::2], chances[1::2], strict=True))
+            / len(test_pairs),
+            2,
+        ),
+    }
+    for name, predict in (
+        ("most likely", diagnostics.most_likely),
+        ("question text", diagnostics.question_text),
+        ("text classifier", diagnostics.text_classifier),
+    ):
+        predicted = predict(train, test)
+        right = {
+            str(record["id"]): answer == record["answer"]
+            for record, answer in zip(test, predicted, strict=True)
+        }
+        scores[name] = {
+            "question_accuracy": round(100 * sum(right.values()) / len(right), 2),
+            "pair_accuracy": round(pair_accuracy(test_pairs, right)["pair_accuracy"], 2),
+        }
+    return scores
+
+
+def add_second_recordings(
+    corpus: Path, built: BuiltPairs, execution: Execution, say: Callable[[str], None]
+) -> list[Recording]:
+    """Add the pairs' second recordings to the benchmark's copy of the corpus, and render them
+    as the corpus's own videos were rendered (same options) when it has them; returns them as
+    the copy now holds them (video references included)."""
+    from taskqa.convert import read_recordings
+    from taskqa.corpus import MANIFEST, RECORDINGS, dump_recording, read_manifest
+    from taskqa.render.recordings import rendered_options
+
+    if not built.recordings:
+        return []
+    # the copy is the build's own staged folder: its two files are rewritten in place
+    existing, _ = read_recordings(corpus)
+    lines = (corpus / RECORDINGS).read_text(encoding="utf-8").splitlines()
+    lines += [dump_recording(r) for r in built.recordings]
+    write_text(corpus / RECORDINGS, "".join(f"{line}\n" for line in lines))
+    actions = sum(len(r.actions) for r in (*existing, *built.recordings))
+    manifest = read_manifest(corpus).model_copy(
+        update={"recordings": len(lines), "actions": actions}
+    )
+    write_text(corpus / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+    options = rendered_options(corpus)
+    if options is not None:
+        from taskqa.render.recordings import render_corpus
+
+        say(f"minimal pairs: rendering {len(built.recordings):,} second recordings")
+        ids = [r.id for r in built.recordings]
+        render_corpus(corpus, options=options, ids=ids, execution=execution)
+    chosen = {r.id for r in built.recordings}
+    return [r for r in read_recordings(corpus)[0] if r.id in chosen]

@@ -1,0 +1,163 @@
+"""Minimal pairs: one change to a simulated episode, the same question text, another answer."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from taskqa.answers import normalize_answer
+from taskqa.benchmark.balance import BalanceConfig
+from taskqa.benchmark.build import BuildConfig, build_benchmark
+from taskqa.benchmark.folder import Benchmark
+from taskqa.convert import read_recordings
+from taskqa.evaluation.baselines.oracle import oracle_predictions
+from taskqa.model import Outcome
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import run_episode, simulate_corpus, write_simulated_corpus
+from taskqa.simulation.domain import Domain
+from taskqa.simulation.intervene import KINDS, replay, variants
+
+CONFIG = SimulationConfig(episodes=12, seed=5)
+
+
+def test_replaying_an_unchanged_trace_gives_the_same_recording(domain: Domain) -> None:
+    for index in range(6):
+        run = run_episode(domain, CONFIG, index)
+        start = {name: dict(view.attributes) for name, view in run.trace.initial.items()}
+        again = replay(run, run.trace.actions, start)
+        assert again is not None
+        assert run.recording(again) == run.recording()
+
+
+def test_each_intervention_changes_one_thing(domain: Domain) -> None:
+    seen: Counter[str] = Counter()
+    for index in range(CONFIG.episodes):
+        run = run_episode(domain, CONFIG, index)
+        first = run.recording()
+        for variant in variants(run, per_kind=2, seed=0):
+            second, kind = variant.recording, variant.intervention.kind
+            seen[kind] += 1
+            assert second.id.startswith(f"{first.id}~{kind}")
+            assert second.duration == first.duration  # same clip windows
+            texts_first = [(a.agent, a.verb, repr(a.slots), a.outcome) for a in first.actions]
+            texts_second = [(a.agent, a.verb, repr(a.slots), a.outcome) for a in second.actions]
+            if kind == "skip":
+                assert len(texts_second) == len(texts_first) - 1
+                assert Counter(texts_first) - Counter(texts_second) != Counter()
+            elif kind == "fail":
+                changed = [(a, b) for a, b in zip(texts_first, texts_second, strict=True) if a != b]
+                assert len(changed) == 1 and changed[0][1][3] is Outcome.FAILED
+            elif kind == "reorder":
+                assert sorted(map(repr, texts_first)) == sorted(map(repr, texts_second))
+                assert texts_first != texts_second
+            elif kind == "initial-state":
+                assert texts_first == texts_second
+                differs = [
+                    n
+                    for n in first.initial_state
+                    if first.initial_state[n] != second.initial_state.get(n)
+                ]
+                assert len(differs) == 1
+    assert set(seen) == set(KINDS)
+    # seeded: the same run gives the same second recordings
+    run = run_episode(domain, CONFIG, 3)
+    assert [v.recording for v in variants(run, 2, 0)] == [v.recording for v in variants(run, 2, 0)]
+
+
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
+    root = tmp_path_factory.mktemp("pairs")
+    write_simulated_corpus(root / "corpus", CONFIG, simulate_corpus(CONFIG, domain), domain)
+    balance = BalanceConfig(target=800, balance_by="type")
+    build_benchmark(root / "corpus", root / "bench", BuildConfig(balance=balance, pairs=True))
+    return root / "bench"
+
+
+def test_a_pair_is_one_text_with_two_answers_in_one_split(paired: Path) -> None:
+    bench = Benchmark(paired)
+    pairs = bench.pairs()
+    assert len(pairs) >= 30
+    questions = {
+        q.id: q for split in ("train", "val", "test") for q in bench.questions("pairs", split)
+    }
+    assert len(questions) == 2 * len(pairs)  # every question in one pair only
+    kinds = Counter(p["intervention"]["kind"] for p in pairs)
+    assert {"skip", "reorder"} <= set(kinds)
+    recordings = {r.id for r in read_recordings(bench.corpus_dir)[0]}
+    for pair in pairs:
+        a, b = questions[pair["a"]], questions[pair["b"]]
+        assert a.question.question == b.question.question == pair["question"]
+        assert a.question.template == b.question.template
+        assert normalize_answer(a.question.answer) != normalize_answer(b.question.answer)
+        assert a.split == b.split == pair["split"]
+        assert a.question.recording == pair["recording_a"] in recordings
+        assert b.question.recording == pair["recording_b"] in recordings
+        assert a.question.evidence and b.question.evidence  # audited like every question
+    diagnostics = json.loads((paired / "diagnostics" / "diagnostics.json").read_text())
+    blind = diagnostics["pairs"]["blind"]
+    for name in ("most likely", "question text", "text classifier"):
+        assert blind[name]["pair_accuracy"] == 0.0  # one text, two answers: never both
+
+
+def test_the_oracle_gets_every_pair_and_evaluate_says_so(paired: Path, tmp_path: Path) -> None:
+    from taskqa.evaluation.evaluate import evaluate, results_json
+    from taskqa.evaluation.metrics import BootstrapConfig
+    from taskqa.evaluation.report import build_report
+
+    bench = Benchmark(paired)
+    test = bench.questions("pairs", "test") or bench.questions("pairs", "train")
+    split = "pairs/test" if bench.questions("pairs", "test") else "pairs/train"
+    answers = oracle_predictions(bench, test)
+    assert answers == [q.question.answer for q in test]
+    file = tmp_path / "oracle.jsonl"
+    file.write_text(
+        "".join(
+            json.dumps({"question_id": q.id, "prediction": a}) + "\n"
+            for q, a in zip(test, answers, strict=True)
+        )
+    )
+    blind = tmp_path / "same-answer.jsonl"  # a blind model: one answer per text
+    first: dict[str, str] = {}
+    blind.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "question_id": q.id,
+                    "prediction": first.setdefault(q.question.question, q.question.answer),
+                }
+            )
+            + "\n"
+            for q in test
+        )
+    )
+    evaluation = evaluate(bench, split, [file, blind], None, BootstrapConfig(20, 0), False)
+    results = results_json(evaluation)
+    oracle, same = results["models"]
+    assert oracle["pairs"]["all"]["pair_accuracy"] == 1.0
+    assert same["pairs"]["all"]["pair_accuracy"] == 0.0
+    assert 0 < same["accuracy"] <= 0.5  # right on one side of a pair at most
+    report = build_report(evaluation, results)
+    assert any(getattr(block, "name", "") == "minimal_pair" for block in report.blocks)
+
+
+def test_pairs_are_the_same_for_any_number_of_workers(paired: Path, tmp_path: Path) -> None:
+    from taskqa.execution import Execution
+
+    corpus = paired.parent / "corpus"
+    balance = BalanceConfig(target=800, balance_by="type")
+    build_benchmark(
+        corpus,
+        tmp_path / "again",
+        BuildConfig(balance=balance, pairs=True),
+        workers=2,
+        execution=Execution(workers=2),
+    )
+    assert (tmp_path / "again" / "pairs.jsonl").read_bytes() == (
+        paired / "pairs.jsonl"
+    ).read_bytes()
+    for split in ("train", "val", "test"):
+        name = f"splits/pairs/{split}.jsonl"
+        assert (tmp_path / "again" / name).read_bytes() == (paired / name).read_bytes()
