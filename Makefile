@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 DEMO := out/demo
 DEMO_EPISODES ?= 150
 
-.PHONY: demo test lint setup clean bench browser gl
+.PHONY: demo test lint setup clean bench browser gl harness
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
 
-test: lint browser gl
+test: lint browser gl harness
 	$(BIN)/pytest -q
 
 # Debian's Chromium for the studio's browser test (tests/test_studio_browser.py drives it with
@@ -63,3 +63,20 @@ bench: $(BIN)/.installed
 
 clean:
 	rm -rf $(VENV) out
+
+# The real lmms-eval for the harness tests (tests/test_harness_lmms.py), in a venv of its own:
+# lmms-eval's pins clash with the dev tools' (tests/harness/requirements.txt says why). A failed
+# install (no network) is reported and the harness tests say why they skip.
+HARNESS := .venv-harness
+$(HARNESS)/.installed: tests/harness/requirements.txt
+	rm -rf $(HARNESS)
+	$(PYTHON) -m venv $(HARNESS)
+	$(HARNESS)/bin/python -m pip install --quiet --upgrade pip
+	$(HARNESS)/bin/python -m pip install --quiet torch==2.13.0
+	$(HARNESS)/bin/python -m pip install --quiet -r tests/harness/requirements.txt
+	$(HARNESS)/bin/python -m pip uninstall --quiet -y torchvision
+	touch $@
+
+harness:
+	@$(MAKE) --no-print-directory $(HARNESS)/.installed \
+	  || echo "lmms-eval harness not installed; tests/test_harness_lmms.py will skip and say why"

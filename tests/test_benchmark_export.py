@@ -131,8 +131,15 @@ def test_hf_export_loads_with_datasets(
         assert json.loads(first["program_graph"]) == expected[0]["program_graph"]
     card = (out / "README.md").read_text()
     front = yaml.safe_load(card.split("---")[1])
-    # one config per split family the build could make, normal first (the default)
-    assert [c["config_name"] for c in front["configs"]] == list(families_in(rendered_bench))
+    # one config per split family the build could make, normal first (the default), then the
+    # multiple-choice form of each
+    made = list(families_in(rendered_bench))
+    assert [c["config_name"] for c in front["configs"]] == [*made, *(f"{f}-mc" for f in made)]
+    choice = datasets.load_dataset(str(out), "normal-mc", cache_dir=str(tmp_path / "cache"))
+    first = choice["test"][0]
+    assert first["id"].endswith("#0") and first["answer"] in "ABCD"
+    assert first["options"][ord(first["answer"]) - ord("A")] == first["answer_text"]
+    assert first["video"] and (out / first["video"]).is_file()
     assert families_in(rendered_bench)[:2] == FAMILIES
     assert "videos.csv" in card and (out / "videos.csv").is_file()
 
@@ -416,3 +423,38 @@ def test_export_refuses_a_folder_that_is_not_a_benchmark(tmp_path: Path) -> None
     result = CliRunner().invoke(app, ["export", "hf", str(tmp_path), "--out", str(tmp_path / "x")])
     assert result.exit_code == 1
     assert "not a benchmark folder" in result.output
+
+
+def test_lmms_eval_multiple_choice_scores_as_taskqa_evaluate_mc(
+    rendered_bench: Path, lmms: Path, tmp_path: Path
+) -> None:
+    """The exported multiple-choice task's functions, run on its own documents with replies
+    right, wrong and verbose, give the per-item and circular accuracy `taskqa evaluate --mc`
+    gives on the same replies."""
+    from taskqa.benchmark.multiple_choice import read_choice_export, score_choices
+
+    utils = _load_utils(lmms)
+    task = yaml.safe_load((lmms / "taskqa_normal_mc.yaml").read_text().replace("!function ", ""))
+    assert task["process_results"] == "utils.mc_process_results"
+    docs = _docs(lmms, "normal-mc")
+    assert docs and all(d["id"] == f"{d['question_id']}#{d['rotation']}" for d in docs)
+    replies = {}
+    for index, doc in enumerate(docs):
+        kind = index % 3
+        if kind == 0:
+            replies[doc["id"]] = doc["answer"]
+        elif kind == 1:
+            replies[doc["id"]] = f"I think the answer is ({doc['answer']})."
+        else:
+            wrong = next(o for o in doc["options"] if o != doc["answer_text"])
+            replies[doc["id"]] = wrong
+    results = [utils.mc_process_results(doc, [replies[doc["id"]]]) for doc in docs]
+    item = utils.mean([r["accuracy_item"] for r in results])
+    circular = utils.circular([r["accuracy_circular"] for r in results])
+    out = tmp_path / "mc"
+    CliRunner().invoke(app, ["export", "mc", str(rendered_bench), "--out", str(out)])
+    items = read_choice_export(out, "normal", "test")
+    scores = score_choices(items, replies)["all"]
+    assert item == pytest.approx(scores["item_accuracy"], abs=1e-4)
+    assert circular == pytest.approx(scores["circular_accuracy"], abs=1e-4)
+    assert 0 < circular < item < 1

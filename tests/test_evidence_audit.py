@@ -66,6 +66,12 @@ def test_the_audit_tags_what_a_template_needs(corpus: Path, tmp_path: Path) -> N
     )
     report = (bench.root / "diagnostics" / "report.md").read_text()
     assert "What each answer needs of its clip" in report
+    # the text-only baseline on the multiple-choice form, in the build's diagnostics and report
+    diagnostics = json.loads((bench.root / "diagnostics" / "diagnostics.json").read_text())
+    choice = diagnostics["normal"]["multiple_choice"]
+    assert choice["test_items"] > 0 and 0 < choice["chance"] < 100
+    assert choice["text_only_item"] == choice["text_only_circular"]  # one option text per item
+    assert "text only, circular" in report
     assert evidence_groups(questions[0])[0] in {"no frame", "one frame", "several frames"}
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 NORMALIZATION_VERSION = "2"
 
@@ -78,3 +78,31 @@ def collisions(answers: Iterable[str]) -> dict[str, list[str]]:
     for answer in answers:
         forms.setdefault(normalize_answer(answer), set()).add(answer)
     return {form: sorted(group) for form, group in sorted(forms.items()) if len(group) > 1}
+
+
+# --- multiple choice ---------------------------------------------------------------------------
+# The letters options are named by, and how a reply names one: ``taskqa evaluate --mc`` and the
+# lmms-eval export (which copies this module) read replies the same way.
+LETTERS = "ABCDEFGH"
+_LETTER = re.compile(r"^\(?([A-H])\)?(?:[.):]|\s|$)")
+_STATED = re.compile(r"\b(?:answer|option)\s*(?:is|:)?\s*\(?([A-H])\b\)?", re.IGNORECASE)
+
+
+def parse_choice(prediction: str | None, options: Sequence[str]) -> int | None:
+    """The option a model's reply picks: a letter (``B``, ``(B)``, ``B. cup``, ``The answer is
+    B``) or an option's text; None when it names none or several."""
+    if prediction is None:
+        return None
+    text = prediction.strip()
+    found = _LETTER.match(text) or _STATED.search(text)
+    if found is not None:
+        index = LETTERS.index(found.group(1).upper())
+        return index if index < len(options) else None
+    said = normalize_answer(text)
+    named = [i for i, option in enumerate(options) if normalize_answer(option) == said]
+    if len(named) == 1:
+        return named[0]
+    mentioned = [
+        i for i, option in enumerate(options) if f" {normalize_answer(option)} " in f" {said} "
+    ]
+    return mentioned[0] if len(mentioned) == 1 else None

@@ -26,7 +26,7 @@ from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.evidence import audit_records, cap_single_frame, per_template
-from taskqa.benchmark.folder import CLIPS, MANIFEST
+from taskqa.benchmark.folder import CLIPS, MANIFEST, SplitQuestion
 from taskqa.benchmark.generalisation import (
     Family,
     held_out_objects,
@@ -34,6 +34,7 @@ from taskqa.benchmark.generalisation import (
     novel_composition,
 )
 from taskqa.benchmark.grounding import ground_candidates
+from taskqa.benchmark.multiple_choice import text_only_on_choices
 from taskqa.benchmark.pairs import FAMILY as PAIR_FAMILY
 from taskqa.benchmark.pairs import (
     add_second_recordings,
@@ -58,6 +59,7 @@ from taskqa.questions.generate import (
     speaker_of,
     summary_path,
 )
+from taskqa.questions.records import Question
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
 
@@ -187,6 +189,10 @@ def build_benchmark(
         results = {
             family: _diagnose(records, assignments[family], family) for family in assignments
         }
+        for name, assignment in assignments.items():
+            results[name]["multiple_choice"] = text_only_on_choices(
+                _split_questions(records, assignment)
+            )
         for name, family in families.items():
             results.setdefault(name, {"split_family": name})["info"] = family.info
         results["normal"]["disjoint_variants"] = _disjoint_effect(
@@ -369,6 +375,17 @@ def _write_splits(
         write_text(stage / "answers" / f"{family}.json", dumps(diagnostics.vocabulary(train)))
         sizes[family] = {split: len(texts) for split, texts in lines.items()}
     return sizes
+
+
+def _split_questions(
+    records: Mapping[int, dict[str, Any]], assignment: Mapping[int, Split]
+) -> dict[str, list[SplitQuestion]]:
+    """A family's questions by split, as the split files will hold them."""
+    parts = _by_split(records, assignment)
+    return {
+        split: [SplitQuestion(Question.model_validate(r), split) for r in rows]
+        for split, rows in parts.items()
+    }
 
 
 def _by_split(

@@ -4,13 +4,15 @@ No model is needed: the question's program is run again on reduced evidence, and
 gives there is compared with the stored one. The clip's evidence is its observed actions, each
 with the states it saw before and after (the view every program runs on); reduced, it is
 
-- **one frame**: a single observed action (the first, the last, or any one of them);
+- **one frame**: a single action seen in the clip (the person's first, last, or any one, or
+  one of the other person's);
 - **no frame**: none of them, the world and its future alone;
 - **shuffled**: all of them with the clip's time reversed, so that the order is lost.
 
 Evidence *determines* an answer when the program gives the stored answer on it while it gives
-another (or none) with no observed action at all: "did they open the fridge? no" holds on any
-frame without the fridge, but no frame shows that nobody opened it. A question answered the
+another (or none) with no action seen at all; a yes/no answer only where seeing nothing gives
+the other answer: "did they open the fridge after washing the cup? no" holds on the frame of the
+washing alone, but no frame shows that nobody opened it. A question answered the
 same with no frame at all is tagged ``no-frame``: its answer comes from the text and the world
 (or the part of the recording the clip does not show), not from the video.
 
@@ -44,24 +46,31 @@ ORDER_FREE, ORDER_DEPENDENT = "order-free", "order-dependent"
 EVIDENCE_TAGS = (NO_FRAME, ONE_FRAME, FIRST, LAST, SEVERAL, ORDER_FREE, ORDER_DEPENDENT)
 
 
-def with_observed(view: ClipView, observed: tuple[Interval, ...]) -> ClipView:
-    """The view with only ``observed`` seen (nested answers worked out again)."""
-    by_id = {i.id: i for i in (*observed, *view.future, *view.others)}
-    return replace(view, observed=observed, by_id=by_id, nested={})
+def with_observed(
+    view: ClipView, observed: tuple[Interval, ...], others: tuple[Interval, ...] = ()
+) -> ClipView:
+    """The view with only ``observed`` (the person's) and ``others`` (the other person's)
+    actions seen; nested answers are worked out again."""
+    by_id = {i.id: i for i in (*observed, *view.future, *others)}
+    return replace(view, observed=observed, others=others, by_id=by_id, nested={})
 
 
 def time_reversed(view: ClipView) -> ClipView:
-    """The view with the clip's observed actions in reverse: each keeps its length and what it
-    changed, but what came first comes last."""
-    if not view.observed:
+    """The view with the clip's actions (both people's) in reverse: each keeps its length and
+    what it changed, but what came first comes last."""
+    seen = (*view.observed, *view.others)
+    if not seen:
         return view
-    begin = min(i.start for i in view.observed)
-    finish = max(i.end for i in view.observed)
-    turned = tuple(
-        replace(i, start=begin + finish - i.end, end=begin + finish - i.start)
-        for i in reversed(view.observed)
-    )
-    return with_observed(view, turned)
+    begin = min(i.start for i in seen)
+    finish = max(i.end for i in seen)
+
+    def turned(intervals: tuple[Interval, ...]) -> tuple[Interval, ...]:
+        return tuple(
+            replace(i, start=begin + finish - i.end, end=begin + finish - i.start)
+            for i in reversed(intervals)
+        )
+
+    return with_observed(view, turned(view.observed), turned(view.others))
 
 
 def evidence_tags(ask: Callable[[ClipView], str | None], view: ClipView) -> list[str]:
@@ -74,8 +83,7 @@ def evidence_tags(ask: Callable[[ClipView], str | None], view: ClipView) -> list
     if blind == stored:
         tags.append(NO_FRAME)
     else:
-        enough = [i for i, seen in enumerate(view.observed) if ask(with_observed(view, (seen,)))
-                  == stored]  # fmt: skip
+        enough = _single_frames(ask, view, stored, blind)
         if enough:
             tags.append(ONE_FRAME)
             if 0 in enough:
@@ -86,6 +94,26 @@ def evidence_tags(ask: Callable[[ClipView], str | None], view: ClipView) -> list
             tags.append(SEVERAL)
     tags.append(ORDER_FREE if ask(time_reversed(view)) == stored else ORDER_DEPENDENT)
     return tags
+
+
+def _single_frames(
+    ask: Callable[[ClipView], str | None], view: ClipView, stored: str, blind: str | None
+) -> set[int]:
+    """Which actions alone give the stored answer (observed by position; the other person's
+    after them). A yes/no answer counts only where some other evidence (nothing, or another
+    single action) gives the other answer: a "no" that every frame gives because it lacks the
+    action asked about is a "no" no single frame can show (nobody did it at any moment)."""
+    answers: dict[int, str | None] = {}
+    for index, seen in enumerate(view.observed):
+        answers[index] = ask(with_observed(view, (seen,)))
+    for index, seen in enumerate(view.others, start=len(view.observed)):
+        answers[index] = ask(with_observed(view, (), (seen,)))
+    enough = {index for index, found in answers.items() if found == stored}
+    if stored in ("yes", "no"):
+        contrary = [a for a in (blind, *answers.values()) if a is not None and a != stored]
+        if not contrary:
+            return set()
+    return enough
 
 
 def audit_records(

@@ -28,7 +28,21 @@ import pyarrow.parquet as pq
 from taskqa import __version__
 from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark.clip_videos import cut_clip_videos, videos_by_clip
-from taskqa.benchmark.folder import MANIFEST, VideoClip, VideoIndex, families_in, read_videos
+from taskqa.benchmark.export_choice import (
+    MC_DESCRIPTIONS,
+    MC_SCHEMA,
+    MC_SUFFIX,
+    write_choice_parquet,
+)
+from taskqa.benchmark.folder import (
+    MANIFEST,
+    Benchmark,
+    VideoClip,
+    VideoIndex,
+    families_in,
+    read_videos,
+)
+from taskqa.benchmark.multiple_choice import choice_items
 from taskqa.jsonio import load_json, read_jsonl_objects, write_json
 from taskqa.problems import InvalidInputError, Problem
 
@@ -140,6 +154,21 @@ def export_hf(
                 _write_parquet(stage / relative, rows, rows_by_clip, cut, names)
                 files[relative] = sha256_file(stage / relative)
                 counts[family][hf_split] = len(rows)
+        # the multiple-choice form of every family (docs/multiple-choice.md)
+        benchmark = Benchmark(bench)
+        for family in list(counts):
+            items = choice_items(benchmark, family)
+            counts[family + MC_SUFFIX] = {}
+            for split, hf_split in HF_SPLITS.items():
+                relative = f"data/{family}{MC_SUFFIX}/{hf_split}.parquet"
+                chosen = [item for item in items if item.split == split]
+                asks = write_choice_parquet(
+                    chosen,
+                    stage / relative,
+                    lambda clip: _video_columns(clip, rows_by_clip, cut, names),
+                )
+                files[relative] = sha256_file(stage / relative)
+                counts[family + MC_SUFFIX][hf_split] = asks
         if csv_path.is_file():
             shutil.copyfile(csv_path, stage / "videos.csv")
         write_text(stage / "README.md", dataset_card(title, manifest, counts))
@@ -196,12 +225,8 @@ def _write_parquet(
     videos, cut, names = videos or {}, cut or {}, names or {}
     for record in records:
         tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]
-        source = videos.get(record["clip"])
         row = {
-            "video": f"videos/{cut[record['clip']]}" if record["clip"] in cut else "",
-            "source_video": names.get(record["clip"], ""),
-            "start_s": source.start_s if source else None,
-            "end_s": source.end_s if source else None,
+            **_video_columns(record["clip"], videos, cut, names),
             **record,
             "answer_aliases": list(record.get("answer_aliases", [])),
             "answer_choices": list(record.get("answer_choices", [])),
@@ -217,6 +242,22 @@ def _write_parquet(
     temporary = path.with_name(f".{path.name}.tmp")
     pq.write_table(pa.table(columns, schema=SCHEMA), temporary, compression="zstd")
     temporary.replace(path)
+
+
+def _video_columns(
+    clip: str,
+    videos: Mapping[str, VideoClip],
+    cut: Mapping[str, str],
+    names: Mapping[str, str],
+) -> dict[str, Any]:
+    """Where a clip's pixels are: its own cut file, the recording's video, start and end."""
+    source = videos.get(clip)
+    return {
+        "video": f"videos/{cut[clip]}" if clip in cut else "",
+        "source_video": names.get(clip, ""),
+        "start_s": source.start_s if source else None,
+        "end_s": source.end_s if source else None,
+    }
 
 
 def _named_videos(path: Path, chosen: Mapping[str, VideoClip]) -> dict[str, str]:
@@ -284,6 +325,10 @@ states, causal dependencies between actions, intents and two people's awareness 
 - `indirect`: tests questions that refer to actions and objects indirectly ("the action right
   after ...", "the first object whose status the person changed") with training on direct
   references.
+- `<family>-mc`: the same questions as multiple choice, one row per rotation of an item's
+  options: the distractors are answers the same question text has on other clips of the split,
+  so the text alone cannot pick; score per item (rotation 0) and circularly (right in every
+  rotation), as `taskqa evaluate --mc` does. `question_id` names the open-ended twin.
 
 ## How it was made
 
@@ -333,13 +378,16 @@ def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
         for hf_split in HF_SPLITS.values():
             source = f"data/{family}/{hf_split}.parquet"
             set_id = f"{family}_{hf_split}"
+            choice = family.endswith(MC_SUFFIX)
+            schema, described = (MC_SCHEMA, MC_DESCRIPTIONS) if choice else (SCHEMA, DESCRIPTIONS)
+            what = "multiple-choice asks" if choice else "questions"
             record_sets.append(
                 {
                     "@type": "cr:RecordSet",
                     "@id": set_id,
                     "name": set_id,
-                    "description": f"The {hf_split} questions of the {family} split.",
-                    "field": [_field(set_id, source, column) for column in SCHEMA],
+                    "description": f"The {hf_split} {what} of the {family} split.",
+                    "field": [_field(set_id, source, c, described) for c in schema],
                 }
             )
     return {
@@ -360,14 +408,16 @@ def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def _field(set_id: str, source: str, column: pa.Field) -> dict[str, Any]:
+def _field(
+    set_id: str, source: str, column: pa.Field, described: Mapping[str, str]
+) -> dict[str, Any]:
     listed = pa.types.is_list(column.type)
     value_type = column.type.value_type if listed else column.type
     field: dict[str, Any] = {
         "@type": "cr:Field",
         "@id": f"{set_id}/{column.name}",
         "name": column.name,
-        "description": DESCRIPTIONS[column.name],
+        "description": described[column.name],
         "dataType": _data_type(value_type),
         "source": {"fileObject": {"@id": source}, "extract": {"column": column.name}},
     }

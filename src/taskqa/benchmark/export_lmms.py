@@ -93,6 +93,63 @@ metadata:
   version: 2.0
   normalization_version: "{normalization_version}"
   taskqa_version: "{taskqa_version}"
+  # what a clip's video holds (lmms-eval copies this block into its results): every frame of
+  # videos/<clip>.mp4 at this rate; a model that samples frames itself says how in its model_args
+  frame_sampling:
+    clip_fps: {clip_fps}
+    frames: every frame of the clip's video
+"""
+
+# The multiple-choice form (docs/multiple-choice.md): one document per asked rotation; a reply is
+# read as a letter or an option's text by the copied taskqa.answers.parse_choice; accuracy per
+# item counts rotation 0, circular accuracy an item whose every rotation is right.
+TASK_MC_YAML = """\
+# lmms-eval (0.6 or later) multiple-choice task written by taskqa {taskqa_version} ({family}
+# split family; docs/multiple-choice.md). One document per rotation of an item's options;
+# accuracy_item scores rotation 0, accuracy_circular an item right in every rotation. Replies
+# are read as a letter or an option's text as `taskqa evaluate --mc` reads them.
+task: taskqa_{family}_mc
+dataset_path: parquet
+dataset_kwargs:
+  data_files:
+    train: {data}/{family}-mc/train.parquet
+    validation: {data}/{family}-mc/validation.parquet
+    test: {data}/{family}-mc/test.parquet
+test_split: test
+output_type: generate_until
+doc_to_visual: !function utils.doc_to_visual
+doc_to_text: !function utils.mc_doc_to_text
+doc_to_target: answer
+generation_kwargs:
+  max_new_tokens: 16
+  temperature: 0
+  do_sample: false
+process_results: !function utils.mc_process_results
+cluster_key: {cluster_key}
+score_key: {score_key}
+metric_list:
+  - metric: accuracy_item
+    aggregation: !function utils.mean
+    higher_is_better: true
+  - metric: accuracy_ask
+    aggregation: !function utils.mean
+    higher_is_better: true
+  - metric: accuracy_circular
+    aggregation: !function utils.circular
+    higher_is_better: true
+lmms_eval_specific_kwargs:
+  default:
+    pre_prompt: ""
+    post_prompt: ""
+metadata:
+  version: 1.0
+  normalization_version: "{normalization_version}"
+  taskqa_version: "{taskqa_version}"
+  # what a clip's video holds (lmms-eval copies this block into its results): every frame of
+  # videos/<clip>.mp4 at this rate; a model that samples frames itself says how in its model_args
+  frame_sampling:
+    clip_fps: {clip_fps}
+    frames: every frame of the clip's video
 """
 
 UTILS = '''\
@@ -176,6 +233,43 @@ def mean(items):
     scores = [item[SCORE_KEY] if isinstance(item, dict) else item for item in items]
     scores = [score for score in scores if score is not None]
     return sum(scores) / len(scores) if scores else 0.0
+
+
+parse_choice = _load_normalizer().parse_choice
+LETTERS = _load_normalizer().LETTERS
+
+
+def mc_doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    kwargs = lmms_eval_specific_kwargs or {{}}
+    return f"{{kwargs.get('pre_prompt', '')}}{{doc['prompt']}}{{kwargs.get('post_prompt', '')}}"
+
+
+def mc_process_results(doc, results):
+    prediction = results[0] if results else None
+    picked = parse_choice(None if prediction is None else str(prediction), list(doc["options"]))
+    right = picked is not None and LETTERS[picked] == doc["answer"]
+    item = {{SCORE_KEY: 1.0 if right else 0.0, CLUSTER_KEY: doc["clip"]}}
+    return {{
+        "accuracy_item": dict(item) if doc["rotation"] == 0 else None,
+        "accuracy_ask": item,
+        "accuracy_circular": {{**item, "question_id": doc["question_id"],
+                              "rotations": doc["rotations"]}},
+    }}
+
+
+def circular(items):
+    """Items right in every rotation, over the items (an ask not made counts as wrong)."""
+    asks = {{}}
+    for item in items:
+        if isinstance(item, dict):
+            asks.setdefault(item["question_id"], []).append(item)
+    if not asks:
+        return 0.0
+    right = sum(
+        len(found) == found[0]["rotations"] and all(a[SCORE_KEY] == 1.0 for a in found)
+        for found in asks.values()
+    )
+    return right / len(asks)
 '''
 
 
@@ -194,8 +288,20 @@ def utils_source() -> str:
     return UTILS.format(**_fields())
 
 
-def task_yaml(family: str, data: Path) -> str:
-    return TASK_YAML.format(family=family, data=data.as_posix(), **_fields())
+def task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
+    return TASK_YAML.format(family=family, data=data.as_posix(), clip_fps=clip_fps, **_fields())
+
+
+def choice_task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
+    return TASK_MC_YAML.format(family=family, data=data.as_posix(), clip_fps=clip_fps, **_fields())
+
+
+def _clip_fps(videos: Path) -> str:
+    """The frame rate of the exported clip videos (``null`` when none was exported)."""
+    from taskqa.render.video import video_info
+
+    first = next(iter(sorted(videos.glob("*.mp4"))), None) if videos.is_dir() else None
+    return "null" if first is None else f"{video_info(first)[1]:g}"
 
 
 def _fields() -> dict[str, str]:
@@ -227,8 +333,11 @@ def export_lmms_eval(
             # the rows' `video` paths are relative to the export root: keep them so
             shutil.move(stage / "hf" / "videos", stage / "videos")
         shutil.rmtree(stage / "hf")
+        clip_fps = _clip_fps(stage / "videos")
         for family in families_in(bench):
-            write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, target / "data"))
+            data = target / "data"
+            write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, data, clip_fps))
+            write_text(stage / f"taskqa_{family}_mc.yaml", choice_task_yaml(family, data, clip_fps))
         write_text(stage / "utils.py", utils_source())
         write_text(stage / NORMALIZER_FILE, normalizer_source())
     written = (p for p in out.rglob("*") if p.is_file())

@@ -17,21 +17,19 @@ are added. Every item has an open-ended twin: the question of the same id in the
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskqa.answers import normalize_answer
+from taskqa.answers import LETTERS, normalize_answer, parse_choice
 from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark.folder import Benchmark, SplitQuestion, families_in
 from taskqa.benchmark.splits import SPLITS
 from taskqa.jsonio import dumps, jsonl_text, load_json, read_jsonl_objects
 from taskqa.problems import InvalidInputError, Problem
 
-LETTERS = "ABCDEFGH"
 DEFAULT_OPTIONS = 4
 FORMAT = "taskqa-multiple-choice"
 FORMAT_VERSION = 1
@@ -85,11 +83,18 @@ def choice_items(
     ``options`` options; the distractors come from the answers its text has on other clips of
     the same split. A question whose text has one answer on every such clip has no fair
     distractor and no item."""
+    return items_of({split: bench.questions(family, split) for split in SPLITS}, options, seed)
+
+
+def items_of(
+    splits: Mapping[str, Sequence[SplitQuestion]], options: int = DEFAULT_OPTIONS, seed: int = 0
+) -> list[ChoiceItem]:
+    """``choice_items`` of questions given by split (in ``SPLITS`` order)."""
     if not 2 <= options <= len(LETTERS):
         raise ValueError(f"options must be between 2 and {len(LETTERS)}, not {options}")
     items = []
     for split in SPLITS:
-        questions = bench.questions(family, split)
+        questions = splits.get(split, [])
         # distractors from the same split only: a test answer is often one the text never has in
         # train, so distractors drawn from train answers would give it away to a text reader
         answers_of_text = text_answers(questions)
@@ -154,7 +159,7 @@ def write_choice_export(
             for split in SPLITS:
                 chosen = [i for i in items if i.split == split]
                 questions = len(bench.questions(family, split))
-                lines = [_ask_record(i, r) for i in chosen for r in range(i.rotations)]
+                lines = list(ask_records(chosen))
                 write_text(stage / family / f"{split}.jsonl", jsonl_text(lines))
                 summary[family][split] = {
                     "items": len(chosen),
@@ -174,6 +179,13 @@ def write_choice_export(
         }
         write_text(stage / MANIFEST, dumps(manifest) + "\n")
     return manifest
+
+
+def ask_records(items: Iterable[ChoiceItem]) -> Iterator[dict[str, Any]]:
+    """Every ask of ``items``: each item once per rotation, rotation 0 first."""
+    for item in items:
+        for rotation in range(item.rotations):
+            yield _ask_record(item, rotation)
 
 
 def _ask_record(item: ChoiceItem, rotation: int) -> dict[str, Any]:
@@ -241,29 +253,6 @@ def read_choice_export(root: Path, family: str, split: str) -> list[ChoiceItem]:
 
 
 # --- answers and scores ----------------------------------------------------------------------
-
-_LETTER = re.compile(r"^\(?([A-H])\)?(?:[.):]|\s|$)")
-_STATED = re.compile(r"\b(?:answer|option)\s*(?:is|:)?\s*\(?([A-H])\b\)?", re.IGNORECASE)
-
-
-def parse_choice(prediction: str | None, options: Sequence[str]) -> int | None:
-    """The option a model's reply picks: a letter (``B``, ``(B)``, ``B. cup``, ``The answer is
-    B``) or an option's text; None when it names none or several."""
-    if prediction is None:
-        return None
-    text = prediction.strip()
-    found = _LETTER.match(text) or _STATED.search(text)
-    if found is not None:
-        index = LETTERS.index(found.group(1).upper())
-        return index if index < len(options) else None
-    said = normalize_answer(text)
-    named = [i for i, option in enumerate(options) if normalize_answer(option) == said]
-    if len(named) == 1:
-        return named[0]
-    mentioned = [
-        i for i, option in enumerate(options) if f" {normalize_answer(option)} " in f" {said} "
-    ]
-    return mentioned[0] if len(mentioned) == 1 else None
 
 
 def chance(items: Sequence[ChoiceItem]) -> float:
@@ -366,3 +355,18 @@ def text_prior_replies(
         for rotation in range(item.rotations):
             replies[item.ask_id(rotation)] = LETTERS[item.asked(rotation).index(best)]
     return replies
+
+
+def text_only_on_choices(splits: Mapping[str, Sequence[SplitQuestion]]) -> dict[str, Any]:
+    """The build report's check: the text-only baseline on the multiple-choice form of the test
+    split (trained on train), per item and circular, beside chance; the target is chance."""
+    items = [i for i in items_of(splits) if i.split == "test"]
+    if not items:
+        return {}
+    scores = score_choices(items, text_prior_replies(splits.get("train", []), items))["all"]
+    return {
+        "test_items": len(items),
+        "chance": round(100 * chance(items), 2),
+        "text_only_item": round(100 * scores["item_accuracy"], 2),
+        "text_only_circular": round(100 * scores["circular_accuracy"], 2),
+    }

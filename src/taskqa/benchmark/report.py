@@ -139,6 +139,7 @@ def build_report(
             + ". Accuracies in %."
         ),
         _baseline_table(diagnostics),
+        *_choice_section(diagnostics),
         Paragraph(INDIRECT_NOTE),
         *_generalisation_section(diagnostics),
     )
@@ -506,6 +507,31 @@ def _split_table(splits: Mapping[str, Mapping[str, int]], diagnostics: Mapping[s
         )
     headers = ["split family", "train", "val", "test", "val answers not in train %", "test %"]
     return Table(headers, rows)
+
+
+def _choice_section(diagnostics: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """The text-only baseline on the multiple-choice form (docs/multiple-choice.md)."""
+    rows: list[list[str | int | float | None]] = [
+        [
+            family,
+            found["test_items"],
+            found["chance"],
+            found["text_only_item"],
+            found["text_only_circular"],
+        ]
+        for family, result in diagnostics.items()
+        if (found := result.get("multiple_choice"))
+    ]
+    if not rows:
+        return []
+    text = (
+        "The same test questions as multiple choice (`taskqa export mc`: the distractors are "
+        "answers the question text has on other clips of the split). The text-only baseline "
+        "picks the option its text had most often in train, the same in every rotation; the "
+        "target is chance, per item and circular. Accuracies in %."
+    )
+    header = ["split family", "items", "chance", "text only, per item", "text only, circular"]
+    return [Paragraph(text), Table(header, rows)]
 
 
 def _baseline_table(diagnostics: Mapping[str, Any]) -> Table:
