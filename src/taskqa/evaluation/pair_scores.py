@@ -54,9 +54,9 @@ STRIP_SIZE = 128
 
 def pair_strip(bench: Benchmark, pair: Mapping[str, Any]) -> bytes | None:
     """A PNG of a pair's two clips side by side: the asking person's view at evenly spaced
-    moments of each clip, the first recording above the second, each row labelled with its
-    answer. Drawn with TinyRenderer, so the picture is the same on every machine; None when the
-    pair's recordings cannot be drawn (not simulated household recordings)."""
+    moments around the intervention, the first recording above the second, each row labelled
+    with its answer. Drawn with TinyRenderer, so the picture is the same on every machine;
+    None when the pair's recordings cannot be drawn (not simulated household recordings)."""
     from PIL import Image, ImageDraw
 
     from taskqa.convert import read_recordings
@@ -81,7 +81,7 @@ def pair_strip(bench: Benchmark, pair: Mapping[str, Any]) -> bytes | None:
         clip = clips.get(question.clip) if question is not None else None
         if question is None or recording is None or clip is None:
             return None
-        moments = np.linspace(clip.start, clip.end, STRIP_FRAMES)
+        moments = np.linspace(*_around(pair, recording.fps, clip.start, clip.end), STRIP_FRAMES)
         indices = [int(round(t * fps)) for t in moments]
         try:
             frames = render_frames(recording, domain, load_look(), indices, options)
@@ -103,3 +103,13 @@ def pair_strip(bench: Benchmark, pair: Mapping[str, Any]) -> bytes | None:
     buffer = io.BytesIO()
     picture.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
+
+
+def _around(pair: Mapping[str, Any], fps: float, start: float, end: float) -> tuple[float, float]:
+    """The stretch of the clip the strip shows: from just before the changed action to a few
+    seconds after it, where the two clips differ (the whole clip for a changed start state)."""
+    frame = pair["intervention"].get("frame")
+    if frame is None:
+        return start, end
+    moment = int(frame) / fps
+    return max(start, moment - 0.5), max(min(end, moment + 4.5), max(start, moment - 0.5))
