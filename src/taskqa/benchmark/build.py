@@ -25,7 +25,7 @@ from taskqa.atomic import sha256_file, staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
-from taskqa.benchmark.evidence import audit_records, cap_single_frame, per_template
+from taskqa.benchmark.evidence import cap_single_frame, per_template, tag_records
 from taskqa.benchmark.folder import CLIPS, MANIFEST, SplitQuestion
 from taskqa.benchmark.generalisation import (
     Family,
@@ -56,7 +56,6 @@ from taskqa.questions.generate import (
     clips_path,
     corpus_domain,
     generate_file,
-    speaker_of,
     summary_path,
 )
 from taskqa.questions.records import Question
@@ -292,19 +291,9 @@ def _audit_evidence(
 ) -> dict[str, Any]:
     """Tag every kept record with what its answer needs of the clip (``evidence``), and say
     how the tags fall before any cap."""
-    domain = corpus_domain(corpus)
-    tags = audit_records(
-        records.values(),
-        recordings,
-        clips,
-        verb_templates,
-        clips_name,
-        domain,
-        speaker_of(recordings, domain),
-    )
-    for record in records.values():
-        record["evidence"] = tags.get(str(record["id"]), [])
-    return {"audited": per_template(records.values())}
+    kept = list(records.values())
+    tag_records(kept, recordings, clips, verb_templates, clips_name, corpus_domain(corpus))
+    return {"audited": per_template(kept)}
 
 
 def _generalisation(

@@ -157,6 +157,23 @@ def audit_records(
     return tags
 
 
+def tag_records(
+    records: Sequence[dict[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: Mapping[str, str] | None,
+    clips_file: str,
+    domain: Domain | None,
+) -> None:
+    """Set every record's ``evidence`` to its tags (empty where it could not be audited)."""
+    from taskqa.questions.generate import speaker_of
+
+    speaker = speaker_of(recordings, domain)
+    tags = audit_records(records, recordings, clips, verb_templates, clips_file, domain, speaker)
+    for record in records:
+        record["evidence"] = tags.get(str(record["id"]), [])
+
+
 def answerable_from_one_frame(tags: Iterable[str]) -> bool:
     """One frame (or none at all) gives the answer: what ``--max-single-frame`` caps."""
     return bool({ONE_FRAME, NO_FRAME}.intersection(tags))

@@ -373,7 +373,10 @@ def pairs_for_build(
     found.counts["pairs with a side off screen"] = len(found.pairs) - len(pairs)
     for pair in pairs:
         pair["split"] = pair_split(pair["recording_a"], seed)
-    _audit(pairs, every, clips, verb_templates, domain, asked.name)
+    from taskqa.benchmark.evidence import tag_records
+
+    records = [p[key] for p in pairs for key in ("question_a", "question_b")]
+    tag_records(records, every, clips, verb_templates, asked.name, domain)
     needed = {p["recording_b"] for p in pairs}
     used_clips = {str(p[key]["clip"]) for p in pairs for key in ("question_a", "question_b")}
     return BuiltPairs(
@@ -382,26 +385,6 @@ def pairs_for_build(
         clips=[record for clip, record in clips.items() if clip in used_clips],
         summary=summary(pairs, found.counts),
     )
-
-
-def _audit(
-    pairs: Sequence[dict[str, Any]],
-    recordings: Sequence[Recording],
-    clips: Mapping[str, ClipRecord],
-    verb_templates: dict[str, str] | None,
-    domain: Domain,
-    clips_name: str,
-) -> None:
-    """Tag both questions of every pair with what their answers need of the clip, as the
-    build tags every other question (benchmark/evidence.py)."""
-    from taskqa.benchmark.evidence import audit_records
-    from taskqa.questions.generate import speaker_of
-
-    records = [p[key] for p in pairs for key in ("question_a", "question_b")]
-    speaker = speaker_of(recordings, domain)
-    tags = audit_records(records, recordings, clips, verb_templates, clips_name, domain, speaker)
-    for record in records:
-        record["evidence"] = tags.get(str(record["id"]), [])
 
 
 def write_pairs(stage: Path, built: BuiltPairs) -> dict[str, int]:
