@@ -72,9 +72,8 @@ $(HARNESS)/.installed: tests/harness/requirements.txt
 	rm -rf $(HARNESS)
 	$(PYTHON) -m venv $(HARNESS)
 	$(HARNESS)/bin/python -m pip install --quiet --upgrade pip
-	$(HARNESS)/bin/python -m pip install --quiet torch==2.13.0
+	$(HARNESS)/bin/python -m pip install --quiet torch==2.14.1 torchvision==0.29.1
 	$(HARNESS)/bin/python -m pip install --quiet -r tests/harness/requirements.txt
-	$(HARNESS)/bin/python -m pip uninstall --quiet -y torchvision
 	touch $@
 
 harness:

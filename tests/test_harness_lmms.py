@@ -1,4 +1,5 @@
-"""The lmms-eval export run by the real lmms-eval (0.7.3, in .venv-harness: `make harness`).
+"""The exports run by the real harnesses (in .venv-harness: `make harness`): the lmms-eval task
+folder by lmms-eval 0.7.3, the VLMEvalKit dataset by ms-vlmeval 0.0.20 (VLMEvalKit on PyPI).
 
 A scripted model answers five questions of the open-ended task (right, wrong, verbose, in
 capitals, unanswerable) and two whole multiple-choice items (every rotation; right, stated as a
@@ -30,19 +31,52 @@ RUNNER = Path(__file__).resolve().parent / "harness" / "run_scripted.py"
 OPEN_PROMPT = "\nAnswer the question with a single word or phrase."
 
 
-def _harness_problem() -> str | None:
+def _harness_problem(module: str) -> str | None:
     if not HARNESS.is_file():
-        return f"{HARNESS.parent.parent} is missing; `make harness` installs lmms-eval there"
+        return f"{HARNESS.parent.parent} is missing; `make harness` installs the harnesses there"
     found = subprocess.run(
-        [str(HARNESS), "-c", "import lmms_eval"], capture_output=True, text=True, timeout=300
+        [str(HARNESS), "-c", f"import {module}"], capture_output=True, text=True, timeout=300
     )
     if found.returncode != 0:
-        return f"lmms-eval does not import in .venv-harness: {found.stderr.strip()[-300:]}"
+        return f"{module} does not import in .venv-harness: {found.stderr.strip()[-300:]}"
     return None
 
 
-PROBLEM = _harness_problem()
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
+PROBLEM = _harness_problem("lmms_eval")
+VLMEVAL_PROBLEM = _harness_problem("vlmeval.dataset.video_base")
+needs_lmms_eval = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
+needs_vlmeval = pytest.mark.skipif(VLMEVAL_PROBLEM is not None, reason=str(VLMEVAL_PROBLEM))
+
+
+def _scripted(docs: list[dict]) -> list[str]:
+    """Five replies: right, wrong, verbose (not extracted), in capitals, none."""
+    styles = [
+        lambda d: d["answer"],
+        lambda d: "the fridge" if d["answer"] != "the fridge" else "the sink",
+        lambda d: f"Looking at the video, I would say {d['answer']}.",
+        lambda d: d["answer"].upper() + ".",
+        lambda d: "I cannot tell from these frames",
+    ]
+    return [style(d) for d, style in zip(docs, styles, strict=False)]
+
+
+def _taskqa_accuracy(bench: Path, replies: dict[str, str], work: Path) -> dict:
+    """``taskqa evaluate`` on the replies of a sampled run (scored on what it answered)."""
+    work.mkdir(parents=True, exist_ok=True)
+    predictions = work / "scripted.jsonl"
+    predictions.write_text(
+        "".join(json.dumps({"question_id": q, "prediction": r}) + "\n" for q, r in replies.items())
+    )
+    (work / "scripted.meta.json").write_text(json.dumps({"scored_on": "answered"}))
+    evaluated = CliRunner().invoke(
+        app,
+        ["evaluate", "-b", str(bench), "-p", str(predictions), "-o", str(work / "evaluation"),
+         "--allow-partial", "--no-most-likely"],
+    )  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    model: dict = json.loads((work / "evaluation" / "results.json").read_text())["models"][0]
+    assert model["questions_scored"] == len(replies)
+    return model
 
 
 def _lmms_eval(export: Path, task: str, limit: int, replies: dict[str, str], out: Path) -> dict:
@@ -77,46 +111,22 @@ def export(rendered_bench: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     return out
 
 
+@needs_lmms_eval
 def test_lmms_eval_scores_the_open_task_as_taskqa_evaluate(
     rendered_bench: Path, export: Path, tmp_path: Path
 ) -> None:
     docs = pq.read_table(export / "data" / "normal" / "test.parquet").to_pylist()[:5]
-    binary = next((d for d in docs if d["answer"] in ("yes", "no")), None)
-    styles = [
-        lambda d: d["answer"],  # right
-        lambda d: "the fridge" if d["answer"] != "the fridge" else "the sink",  # wrong
-        lambda d: f"Looking at the video, I would say {d['answer']}.",  # verbose: not extracted
-        lambda d: d["answer"].upper() + ".",  # right, in capitals with a full stop
-        lambda d: "I cannot tell from these frames",  # no answer
-    ]
-    replies = {
-        d["question"] + OPEN_PROMPT: style(d) for d, style in zip(docs, styles, strict=False)
-    }
+    said = _scripted(docs)
+    replies = {d["question"] + OPEN_PROMPT: r for d, r in zip(docs, said, strict=False)}
     results = _lmms_eval(export, "taskqa_normal", 5, replies, tmp_path / "open")
-    predictions = tmp_path / "scripted.jsonl"
-    predictions.write_text(
-        "".join(
-            json.dumps({"question_id": d["id"], "prediction": replies[d["question"] + OPEN_PROMPT]})
-            + "\n"
-            for d in docs
-        )
+    ours = _taskqa_accuracy(
+        rendered_bench, {d["id"]: r for d, r in zip(docs, said, strict=False)}, tmp_path
     )
-    # the five questions only: a sampled run is scored on the questions it answered
-    (tmp_path / "scripted.meta.json").write_text(json.dumps({"scored_on": "answered"}))
-    evaluated = CliRunner().invoke(
-        app,
-        ["evaluate", "-b", str(rendered_bench), "-p", str(predictions), "-o",
-         str(tmp_path / "evaluation"), "--allow-partial", "--no-most-likely"],
-    )  # fmt: skip
-    assert evaluated.exit_code == 0, evaluated.output
-    ours = json.loads((tmp_path / "evaluation" / "results.json").read_text())["models"][0]
-    assert ours["questions_scored"] == 5
     assert results["accuracy,none"] == pytest.approx(ours["accuracy"])
     assert 0 < results["accuracy,none"] < 1
-    if binary is not None:
-        assert "accuracy_binary,none" in results
 
 
+@needs_lmms_eval
 def test_lmms_eval_scores_multiple_choice_as_taskqa_evaluate_mc(
     rendered_bench: Path, export: Path, tmp_path: Path
 ) -> None:
@@ -146,3 +156,42 @@ def test_lmms_eval_scores_multiple_choice_as_taskqa_evaluate_mc(
     assert results["accuracy_item,none"] == pytest.approx(scores["item_accuracy"])
     assert results["accuracy_circular,none"] == pytest.approx(scores["circular_accuracy"])
     assert scores["circular_accuracy"] == pytest.approx(0.5)  # the fixed letter loses its item
+
+
+@needs_vlmeval
+def test_vlmevalkit_loads_the_dataset_and_scores_as_taskqa_evaluate(
+    rendered_bench: Path, tmp_path: Path
+) -> None:
+    """VLMEvalKit's VideoBaseDataset machinery (ms-vlmeval) loads the exported TaskQA class,
+    samples the fixed number of frames from a clip's video with decord, and the class's
+    evaluate gives `taskqa evaluate`'s accuracy on the same five scripted replies."""
+    export = tmp_path / "vlmeval"
+    result = CliRunner().invoke(
+        app, ["export", "vlmevalkit", str(rendered_bench), "--out", str(export), "--nframe", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = (export / "TaskQA_normal.tsv").read_text().splitlines()
+    header = rows[0].split("\t")
+    docs = [dict(zip(header, row.split("\t"), strict=False)) for row in rows[1:6]]
+    said = _scripted(docs)
+    replies = {d["question_id"]: r for d, r in zip(docs, said, strict=False)}
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    frames_root = tmp_path / "LMUData"
+    frames_root.mkdir()
+    environment = {**os.environ, "LMUData": str(frames_root), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [str(HARNESS), str(RUNNER.with_name("run_vlmeval.py")), str(export), "TaskQA_normal",
+         "3", str(tmp_path / "replies.json"), str(tmp_path / "seen.json")],
+        capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert "TaskQA_normal" in seen["supported"]
+    assert seen["documents"] == len(rows) - 1
+    kinds = [kind for kind, _ in seen["message"]]
+    assert kinds == ["image", "image", "image", "text"]  # the export's nframe, then the question
+    assert all(Path(value).is_file() for kind, value in seen["message"] if kind == "image")
+    assert seen["result"]["frame_sampling"] == {"nframe": 3, "fps": -1}
+    ours = _taskqa_accuracy(rendered_bench, replies, tmp_path / "ours")
+    assert seen["result"]["accuracy"] == pytest.approx(ours["accuracy"])
+    assert 0 < seen["result"]["accuracy"] < 1

@@ -28,6 +28,7 @@ from taskqa.outputs import (
     EGOTASKQA_QUESTIONS,
     HF_EXPORT,
     LMMS_EXPORT,
+    VLMEVAL_EXPORT,
     OverwriteOption,
     claim_output,
 )
@@ -642,6 +643,32 @@ def export_lmms_command(
     _warn_missing_videos(files.missing_videos, files.clips)
     console.print(
         f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
+    )
+
+
+@export_app.command("vlmevalkit")
+def export_vlmevalkit_command(
+    bench: Annotated[
+        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
+    nframe: Annotated[
+        int, typer.Option(min=1, help="Frames VLMEvalKit samples per clip unless told otherwise.")
+    ] = 8,
+    overwrite: OverwriteOption = False,
+    allow_missing_videos: AllowMissingVideosOption = False,
+) -> None:
+    """A VLMEvalKit video dataset: the TaskQA class (a VideoBaseDataset), a TSV per split
+    family's test split, the clip videos, and taskqa's answer normaliser beside them."""
+    from taskqa.benchmark.export_vlmeval import export_vlmevalkit
+
+    replaced = claim_output(out, VLMEVAL_EXPORT, overwrite)
+    files = export_vlmevalkit(bench, out, nframe=nframe, allow_missing_videos=allow_missing_videos)
+    _say_replaced(replaced)
+    _warn_missing_videos(files.missing_videos, files.clips)
+    console.print(
+        f"wrote {len(files)} files to {out}; load with `from taskqa_vlmeval import TaskQA`",
+        highlight=False,
     )
 
 

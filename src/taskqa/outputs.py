@@ -37,6 +37,7 @@ BENCHMARK = FolderKind("taskqa benchmark", ("manifest.json", "splits"))
 HF_EXPORT = FolderKind("Hugging Face export", ("croissant.json",))
 LMMS_EXPORT = FolderKind("lmms-eval task", ("taskqa_normal.yaml",))
 CHOICE_EXPORT = FolderKind("multiple-choice export", ("manifest.json", "normal"))
+VLMEVAL_EXPORT = FolderKind("VLMEvalKit dataset", ("taskqa_vlmeval.py",))
 EGOTASKQA = FolderKind("EgoTaskQA annotation folder", ("parsed.json",))
 EGOTASKQA_QUESTIONS = FolderKind("EgoTaskQA QA folder", ("tagged_qas.json",))
 VERIFY_BENCHMARK = FolderKind(
