@@ -205,8 +205,10 @@ def _evidence_section(evidence: Mapping[str, Any]) -> list[Paragraph | Table]:
     )
     one = overall["one-frame"] + overall["no-frame"]
     text = (
-        "Each kept question's program run again on less of its clip: no observed action at "
-        "all, one action (the first, the last, any), and the clip with its time reversed. "
+        "Each kept question's program run again on less of its clip: no action seen at all, "
+        "one action seen (the person's first, last or any one, or the other person's), and "
+        "the clip with its time reversed; a yes/no answer counts only where other evidence "
+        "gives the opposite. "
         f"Of {overall['questions']:,} kept questions, {100 * one:.1f}% are answerable from "
         f"one frame ({100 * overall['no-frame']:.1f}% even with no frame: their answer comes "
         f"from outside the clip), {100 * overall['several-frames']:.1f}% need several, and "
