@@ -116,7 +116,7 @@ def _single_frames(
     return enough
 
 
-def audit_records(
+def _audit_records(
     records: Iterable[dict[str, Any]],
     recordings: Sequence[Recording],
     clips: Mapping[str, ClipRecord],
@@ -169,7 +169,7 @@ def tag_records(
     from taskqa.questions.generate import speaker_of
 
     speaker = speaker_of(recordings, domain)
-    tags = audit_records(records, recordings, clips, verb_templates, clips_file, domain, speaker)
+    tags = _audit_records(records, recordings, clips, verb_templates, clips_file, domain, speaker)
     for record in records:
         record["evidence"] = tags.get(str(record["id"]), [])
 

@@ -30,7 +30,7 @@ from taskqa.execution import Execution, run_shards
 from taskqa.jsonio import jsonl_text, read_jsonl_objects, record_text
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.programs.clips import Clip, ClipConfig, ClipRecord, cut_clips
+from taskqa.programs.clips import Clip, ClipConfig, ClipRecord, cut_clips, windows
 from taskqa.questions.generate import (
     GenerationConfig,
     World,
@@ -239,8 +239,7 @@ def _shown(
 def _windows(recording: Recording, clips: ClipConfig) -> dict[str, int]:
     """Each clip's window number: clips are cut in equal windows of the recording's duration,
     so a clip's start tells its window whatever actions it shows."""
-    count = max(1, round(recording.duration / clips.seconds))
-    width = recording.duration / count
+    _, width = windows(recording, clips)
     return {clip.id: int(clip.start // width) for clip in cut_clips(recording, clips)}
 
 

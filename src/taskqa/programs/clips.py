@@ -65,14 +65,20 @@ def cut_clips(recording: Recording, config: ClipConfig | None = None) -> list[Cl
     return clips
 
 
+def windows(recording: Recording, config: ClipConfig) -> tuple[int, float]:
+    """How many equal windows a recording is cut into, and their width in seconds: a clip's
+    window is its start over the width (the start never falls before its window's)."""
+    count = max(1, round(recording.duration / config.seconds))
+    return count, recording.duration / count
+
+
 def _agent_clips(recording: Recording, agent: str, config: ClipConfig) -> Iterator[Clip]:
     own = sorted(recording.actions_of(agent), key=lambda a: (a.start, a.end))
     if not own:
         return
-    windows = max(1, round(recording.duration / config.seconds))
-    width = recording.duration / windows
+    count, width = windows(recording, config)
     cursor = 0
-    for index in range(windows):
+    for index in range(count):
         window_start, window_end = index * width, (index + 1) * width
         members: list[ActionSegment] = []
         first = cursor
