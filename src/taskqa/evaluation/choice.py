@@ -14,10 +14,12 @@ from typing import Any
 
 from taskqa.benchmark.folder import Benchmark, parse_split_name
 from taskqa.benchmark.multiple_choice import (
+    MANIFEST,
     read_choice_export,
     score_choices,
     text_prior_replies,
 )
+from taskqa.evaluation.evaluate import model_names
 from taskqa.evaluation.predictions import read_replies
 from taskqa.jsonio import load_json
 from taskqa.problems import InvalidInputError, Problem
@@ -31,18 +33,15 @@ def evaluate_choices(
     """Scores of every reply file on ``split`` of the export, plus the text-only baseline."""
     family, part = parse_split_name(split)
     items = read_choice_export(export, family, part)
-    manifest = load_json(export / "manifest.json")
+    manifest = load_json(export / MANIFEST)
     if manifest.get("benchmark_manifest_sha256") != bench.manifest_sha256:
         message = "was exported from another benchmark (manifest sha256 differs); export it again"
         raise InvalidInputError([Problem(str(export), "", message)])
-    if names is not None and len(names) != len(files):
-        raise InvalidInputError([Problem("--name", "", "expected one name per predictions file")])
+    known = {item.ask_id(r) for item in items for r in range(item.rotations)}
     models: dict[str, Any] = {}
-    for index, path in enumerate(files):
+    for name, path in zip(model_names(files, names), files, strict=True):
         replies, coverage = read_replies(path)
-        known = {item.ask_id(r) for item in items for r in range(item.rotations)}
         unknown = sorted(set(replies) - known)
-        name = names[index] if names else path.stem
         models[name] = {
             "file": str(path),
             "unknown_ids": len(unknown),
