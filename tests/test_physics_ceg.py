@@ -32,7 +32,7 @@ from taskqa.physics.raters import (
     import_judgments,
     parse_judgments,
 )
-from taskqa.physics.scene import LAUNCH_DISTANCE, ObjectSpec, SceneSpec, sample_scene
+from taskqa.physics.scene import ObjectSpec, SceneSpec, sample_scene
 from taskqa.problems import InvalidInputError
 
 REAL = real_data("clevrer_humans/train.json")  # ../shared/data, else the data cache
@@ -44,7 +44,7 @@ CHAIN = SceneSpec(
     (
         ObjectSpec(0, "red", "rubber", "cube", (0.0, 0.0), (0.0, 0.0), 0, None),
         ObjectSpec(1, "blue", "metal", "cylinder", (1.2, 0.0), (0.0, 0.0), 0, None),
-        ObjectSpec(2, "green", "rubber", "sphere", (-LAUNCH_DISTANCE, 0.0), (2.5, 0.0), 5, "left"),
+        ObjectSpec(2, "green", "rubber", "sphere", (-3.4, 0.0), (2.5, 0.0), 5, "left"),
         ObjectSpec(3, "yellow", "metal", "cube", (0.0, -2.0), (0.0, 0.0), 0, None),
     ),
 )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from taskqa.model.physics import Collision, EventKind, ObjectMotion, PhysicalObject, TrajectoryFrame
+from taskqa.physics.camera import scene_camera
 from taskqa.physics.clevrer_format import ClevrerAnnotation
 from taskqa.physics.describe import TEMPLATES, describe, passes_grammar_check, physical_events
 from taskqa.physics.engine import simulate_scene
@@ -48,7 +49,7 @@ def _annotation(
                     orientation=(0.0, 0.0, 0.0),
                     velocity=(vx, vy, 0.0),
                     angular_velocity=(0.0, 0.0, spin),
-                    inside_camera_view=abs(x) <= 3 and abs(y) <= 3,
+                    inside_camera_view=scene_camera().sees((x, y, 0.2)),
                 )
             )
         trajectory.append(TrajectoryFrame(frame_id=t, objects=motions))
@@ -118,7 +119,8 @@ def test_single_object_events() -> None:
 
 
 def test_ground_truth_enter_exit_and_collision() -> None:
-    crossing = _moving(-3.5, 1.0, 2.5, 0.0)  # enters at the left, leaves at the right
+    # along the picture's rows, left to right: world (1, 1) is the camera's right
+    crossing = _moving(-3.5, -3.5, 1.8, 1.8)
     resting: Track = lambda t: ((0.0, 1.0), (0.0, 0.0), 0.0)  # noqa: E731
     annotation = _annotation(
         [crossing, resting], frames=128, collisions=[Collision(object_ids=(1, 0), frame_id=35)]
@@ -129,7 +131,11 @@ def test_ground_truth_enter_exit_and_collision() -> None:
         (EventKind.COLLISION, (0, 1), "push"),  # the moving object is named first
         (EventKind.EXIT, (0,), "right"),
     ]
-    assert events[0].frame == 5 and events[2].frame == 66  # x = 3.0 at frame 65 is still in view
+    camera = scene_camera()
+    entered, left = events[0].frame, events[2].frame
+    assert 0 < entered < left < 128
+    for frame, inside in ((entered - 1, False), (entered, True), (left - 1, True), (left, False)):
+        assert camera.sees((*crossing(frame)[0], 0.2)) is inside
 
 
 def test_matching_is_one_to_one_within_tolerance() -> None:

@@ -7,6 +7,8 @@ from collections import Counter
 
 import pytest
 
+from taskqa.model.physics import EventKind
+from taskqa.physics.camera import scene_camera
 from taskqa.physics.clevrer_format import (
     COLORS,
     FRAMES,
@@ -16,9 +18,9 @@ from taskqa.physics.clevrer_format import (
     annotation_json,
 )
 from taskqa.physics.engine import simulate_scene
+from taskqa.physics.events import ground_truth_events
 from taskqa.physics.scene import (
-    LAUNCH_DISTANCE,
-    VIEW_HALF_WIDTH,
+    HALF_SIZE,
     ObjectSpec,
     SceneSpec,
     sample_scene,
@@ -31,7 +33,7 @@ CHAIN = SceneSpec(
     (
         ObjectSpec(0, "red", "rubber", "cube", (0.0, 0.0), (0.0, 0.0), 0, None),
         ObjectSpec(1, "blue", "metal", "cylinder", (1.2, 0.0), (0.0, 0.0), 0, None),
-        ObjectSpec(2, "green", "rubber", "sphere", (-LAUNCH_DISTANCE, 0.0), (2.5, 0.0), 5, "left"),
+        ObjectSpec(2, "green", "rubber", "sphere", (-3.4, 0.0), (2.5, 0.0), 5, "left"),
         ObjectSpec(3, "yellow", "metal", "cube", (0.0, -2.0), (0.0, 0.0), 0, None),
     ),
 )
@@ -56,9 +58,35 @@ def test_layouts_use_the_clevrer_vocabulary() -> None:
     assert {o.material for o in objects} == set(MATERIALS)
     assert {o.color for o in objects} == set(COLORS)
     assert all(3 <= len(s.objects) <= 6 for s in specs)
+    # resting objects lie wholly in the picture; thrown ones wait wholly outside it and come
+    # in through its left, right or bottom edge
+    camera = scene_camera()
+    resting = [o for o in objects if o.side is None]
+    assert all(camera.sees((*o.start, HALF_SIZE), margin=HALF_SIZE) for o in resting)
     entering = [o for o in objects if o.side is not None]
-    assert Counter(o.side for o in entering).keys() == {"left", "right", "top", "bottom"}
-    assert all(max(abs(o.start[0]), abs(o.start[1])) > VIEW_HALF_WIDTH for o in entering)
+    assert Counter(o.side for o in entering).keys() == {"left", "right", "bottom"}
+    assert not any(camera.sees((*o.start, HALF_SIZE), margin=-2 * HALF_SIZE) for o in entering)
+
+
+def test_a_thrown_object_enters_through_the_edge_it_was_thrown_through() -> None:
+    """The enter event's side is the picture edge a viewer sees it come through."""
+    checked = 0
+    for index in range(10):
+        spec = sample_scene(seed=11, scene_index=index)
+        annotation = simulate_scene(spec)
+        events = ground_truth_events(annotation)
+        first = annotation.motion_trajectory[0].objects
+        for obj in spec.objects:
+            if obj.side is None:  # in the picture from the first frame
+                assert first[obj.object_id].inside_camera_view
+                continue
+            assert not first[obj.object_id].inside_camera_view
+            enters = [
+                e for e in events if e.kind == EventKind.ENTER and e.objects[0] == obj.object_id
+            ]
+            assert enters and enters[0].detail == obj.side, (index, obj)
+            checked += 1
+    assert checked >= 15
 
 
 def test_objects_enter_collide_and_leave(scenes: list[ClevrerAnnotation]) -> None:

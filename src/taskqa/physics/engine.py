@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskqa.model.physics import Collision, ObjectMotion, PhysicalObject, TrajectoryFrame
+from taskqa.physics.camera import scene_camera
 from taskqa.physics.clevrer_format import FPS, FRAMES, ClevrerAnnotation, video_filename
-from taskqa.physics.scene import HALF_SIZE, VIEW_HALF_WIDTH, ObjectSpec, SceneSpec
+from taskqa.physics.scene import HALF_SIZE, ObjectSpec, SceneSpec
 from taskqa.render.engine import quiet_stderr
 
 SUBSTEPS = 10  # physics steps per video frame: 250 Hz keeps fast contacts from tunnelling
@@ -205,5 +206,6 @@ def _rounded(values: Any) -> tuple[float, float, float]:
 
 
 def _in_view(position: Any) -> bool:
+    """Whether the object's centre is in the scene camera's picture (on the table)."""
     x, y, z = (float(v) for v in position)
-    return abs(x) <= VIEW_HALF_WIDTH and abs(y) <= VIEW_HALF_WIDTH and z > 0
+    return z > 0 and scene_camera().sees((x, y, z))

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from taskqa.model.physics import EventKind, ObjectMotion
+from taskqa.physics.camera import scene_camera
 from taskqa.physics.clevrer_format import ClevrerAnnotation
 
 Vector = tuple[float, float, float]
@@ -82,10 +83,8 @@ def ground_truth_events(annotation: ClevrerAnnotation) -> list[Event]:
 
 
 def _side(location: Sequence[float]) -> str:
-    x, y = location[0], location[1]
-    if abs(x) >= abs(y):
-        return "right" if x > 0 else "left"
-    return "top" if y > 0 else "bottom"
+    # the picture edge it crossed, as a viewer of the video names it
+    return scene_camera().edge(location)
 
 
 def _hitter_first(objects: Sequence[ObjectMotion], a: int, b: int) -> tuple[int, int]:

@@ -18,15 +18,14 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import yaml
 
 from taskqa.model.physics import ObjectMotion, PhysicalObject
+from taskqa.physics.camera import look_data, scene_camera
 from taskqa.physics.clevrer_format import FPS, ClevrerAnnotation
 from taskqa.physics.scene import HALF_SIZE
 from taskqa.render.engine import RGBA, Camera, Picture, Vec3, open_scene
@@ -48,6 +47,7 @@ class Look:
     floor: RGBA
     background: RGBA
     floor_half_width: float
+    appearance: str  # the GL back-end's look (render.gl.LOOKS)
     colors: dict[str, RGBA]
     materials: dict[str, MaterialLook]
     glint: RGBA
@@ -64,29 +64,20 @@ def _rgba(values: Any, scale: float = 1.0) -> RGBA:
     return (r, g, b, 1.0)
 
 
-def _vec(values: Any) -> Vec3:
-    x, y, z = (float(v) for v in values)
-    return (x, y, z)
-
-
 @cache
 def load_look() -> Look:
     """The built-in CLEVRER look (``physics/looks/clevrer.yaml``)."""
-    text = resources.files("taskqa.physics").joinpath("looks/clevrer.yaml").read_text()
-    raw = yaml.safe_load(text)
+    raw = look_data()
     cam = raw["camera"]
-    eye, forward = _vec(cam["eye"]), _vec(cam["forward"])
-    width, height = int(cam["width"]), int(cam["height"])
-    # Blender fits a 32 mm sensor to the wider side; pybullet takes the vertical angle.
-    half_width = cam["sensor_width_mm"] / 2 / cam["lens_mm"]
-    vertical = math.degrees(2 * math.atan(half_width * height / width))
+    frame = scene_camera()
+    eye, forward = frame.eye, frame.forward
     camera = Camera(
         eye=eye,
         target=(eye[0] + forward[0], eye[1] + forward[1], eye[2] + forward[2]),
-        up=_vec(cam["up"]),
-        fov=vertical,
-        width=width,
-        height=height,
+        up=frame.up,
+        fov=frame.vertical_fov,  # Blender fits the sensor to the wider side; GL takes the vertical
+        width=frame.width,
+        height=frame.height,
         near=float(cam["near"]),
         far=float(cam["far"]),
     )
@@ -95,6 +86,7 @@ def load_look() -> Look:
         floor=_rgba(raw["floor"]),
         background=_rgba(raw["background"]),
         floor_half_width=float(raw["floor_half_width"]),
+        appearance=str(raw.get("appearance", "shaded")),
         colors={name: _rgba(rgb, 255.0) for name, rgb in raw["colors"].items()},
         materials={name: MaterialLook(**values) for name, values in raw["materials"].items()},
         glint=_rgba(raw["glint"]),
@@ -133,7 +125,7 @@ class SceneVideo:
         self.annotation = annotation
         self.look = look or load_look()
         self.first_present = first_present_frames(annotation)
-        self.scene = open_scene(self.look.background, backend)
+        self.scene = open_scene(self.look.background, backend, appearance=self.look.appearance)
         half = self.look.floor_half_width
         self.floor = self.scene.add_box((half, half, 0.01), self.look.floor, (0.0, 0.0, -0.01))
         self.bodies: dict[int, int] = {}  # object id -> body id
