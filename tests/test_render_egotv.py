@@ -81,3 +81,39 @@ def test_heating_shows_as_tint_and_steam_on_the_target() -> None:
     with KitchenVideo(episode, options) as again:
         same = zip((p.rgb for p in pictures), again.frames(), strict=True)
         assert all(np.array_equal(a, b) for a, b in same)
+
+
+def test_a_held_object_sits_on_a_hand_and_a_door_handle_swings_with_its_door() -> None:
+    """A viewer sees a held thing in a hand, never floating; a door's handle goes with it."""
+    episode = _heating_episode()
+    steps = timeline(episode)
+    options = RenderOptions(fps=4.0, size=96)
+    held_frames = free_frames = 0
+    with KitchenVideo(episode, options) as video:
+        palm, _ = video.hands[1.0]
+        target = video.target.whole
+        for index, picture in enumerate(video.pictures()):
+            time = index / options.fps
+            step = next((s for s in steps if s.start <= time < s.end), steps[-1])
+            moment = step.after if time >= (step.start + step.end) / 2 else step.before
+            shown = picture.instances
+            if moment.target_at == "agent" and step.action.startswith("GotoLocation"):
+                if (shown == target).sum() >= 5 and (shown == palm).sum() >= 5:
+                    rows_target = np.nonzero(shown == target)[0].mean()
+                    rows_palm = np.nonzero(shown == palm)[0].mean()
+                    assert rows_palm > rows_target, index  # the hand is under the object
+                    held_frames += 1
+            elif moment.target_at != "agent" and moment.knife_at != "agent":
+                assert not (shown == palm).any(), index  # no hand while nothing is held
+                free_frames += 1
+        assert held_frames >= 2 and free_frames >= 2
+        # every door and drawer has a handle, and it moves with the door as it opens
+        assert set(video.handles) == set(video.doors)
+        opening = next(s for s in steps if s.action.startswith("OpenObject"))
+        handle = video.handles[opening.action.split()[1]]
+        first = round(opening.start * options.fps)
+        last = round(opening.end * options.fps) - 1
+        pictures = list(video.pictures())
+        spots = [np.argwhere(pictures[i].instances == handle) for i in (first, last)]
+    assert all(len(spot) for spot in spots)
+    assert np.linalg.norm(spots[0].mean(axis=0) - spots[1].mean(axis=0)) > 3  # pixels

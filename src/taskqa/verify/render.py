@@ -67,6 +67,11 @@ def _rgba(values: Any) -> RGBA:
     return (r, g, b, 1.0)
 
 
+def _vec(values: Any) -> Vec3:
+    x, y, z = (float(v) for v in values)
+    return (x, y, z)
+
+
 # --- geometry ------------------------------------------------------------------------------------
 
 
@@ -155,7 +160,9 @@ class KitchenVideo:
         self.steps = timeline(episode)
         self.scene = open_scene(_rgba(self.look["background"]), options.backend)
         self.scene.add_box((8.0, 8.0, 0.01), _rgba(self.look["floor"]), (0.0, 0.0, -0.01))
+        self._add_room()
         self.doors: dict[str, int] = {}
+        self.handles: dict[str, int] = {}
         self.glow: dict[str, int] = {}
         self.drawer_floor: dict[str, int] = {}
         for place in self.places.values():
@@ -166,6 +173,15 @@ class KitchenVideo:
         self.target = _ObjectBodies(self.scene, episode.obj, self.look)
         knife = self.look["objects"]["knife"]
         self.knife = self.scene.add_box(tuple(knife["size"]), _rgba(knife["color"]), HIDDEN)
+        hand = _rgba(self.look["hand"])
+        # a hand per side (right holds the target, left the knife): palm and forearm
+        self.hands = {
+            side: (
+                self.scene.add_box((0.045, 0.04, 0.018), hand, HIDDEN),
+                self.scene.add_box((0.11, 0.03, 0.025), hand, HIDDEN),
+            )
+            for side in (1.0, -1.0)
+        }
         self._add_distractors()
 
     def __enter__(self) -> KitchenVideo:
@@ -184,7 +200,9 @@ class KitchenVideo:
                 (depth / 2, width / 2, place.base / 2), base_color, centre, place.yaw
             )
         centre = place.world((0.0, 0.0, place.base + height / 2))
-        if place.name == "garbagecan":
+        if spec.get("solid", True) is False:
+            pass  # drawn from its parts alone
+        elif place.name == "garbagecan":
             self.scene.add_cylinder(width / 2, height, _rgba(spec["color"]), centre)
         elif "door" in spec:
             self._add_shell(place)
@@ -208,6 +226,38 @@ class KitchenVideo:
                 (0.015, width / 2, height / 2 * 0.96), _rgba(spec["door_color"]), HIDDEN
             )
             self.doors[place.name] = door
+            if "handle" in spec:  # a bar on the door's free edge (a drawer's middle)
+                long = spec["door"] == "hinged" and height > 0.5
+                half = (0.015, 0.012, min(0.3, height * 0.3)) if long else (0.015, 0.08, 0.012)
+                self.handles[place.name] = self.scene.add_box(half, _rgba(spec["handle"]), HIDDEN)
+        for part in self.look["parts"].get(place.name, ()):
+            self._add_part(part, place.world(_vec(part["at"])), place.yaw)
+
+    def _add_part(self, part: dict[str, Any], where: Vec3, yaw: float) -> int:
+        """One fixed part of the look: a ``box`` (half extents) or upright ``cylinder``."""
+        color = _rgba(part["color"])
+        if "cylinder" in part:
+            radius, height = (float(v) for v in part["cylinder"])
+            return self.scene.add_cylinder(radius, height, color, where, yaw)
+        return self.scene.add_box(_vec(part["box"]), color, where, yaw)
+
+    def _add_room(self) -> None:
+        """Walls on a ring behind the receptacles, with a band of tiles above the counters."""
+        room = self.look["room"]
+        radius, panels, height = float(room["radius"]), int(room["panels"]), float(room["height"])
+        half_width = radius * math.tan(math.pi / panels) + 0.02  # panels overlap at the corners
+        low, high = float(room["tiles_from"]), float(room["tiles_to"])
+        bands = ((0.0, low, room["wall"]), (low, high, room["tiles"]), (high, height, room["wall"]))
+        for index in range(panels):
+            angle = 2 * math.pi * (index + 0.5) / panels
+            x, y = radius * math.cos(angle), radius * math.sin(angle)
+            for bottom, top, color in bands:
+                self.scene.add_box(
+                    (0.03, half_width, (top - bottom) / 2),
+                    _rgba(color),
+                    (x, y, (top + bottom) / 2),
+                    angle,
+                )
 
     def _add_shell(self, place: Place) -> None:
         """A receptacle with a door is hollow (five walls and a shelf), so what is inside
@@ -235,16 +285,14 @@ class KitchenVideo:
             )
 
     def _add_distractors(self) -> None:
-        colors = self.look["distractors"]
+        shapes = self.look["distractors"]
         for name, contents in self.scene_spec.contents.items():
             place = self.places[name]
             for slot, thing in enumerate(contents):
-                where = place.spot(-0.35 - 0.22 * slot, 1.0 if "door" not in place.spec else 0.0)
-                body = self.scene.add_cylinder(
-                    0.05, 0.1, _rgba(colors[thing]), _add(where, (0, 0, 0.05))
-                )
-                if place.spec.get("door") == "drawer":
-                    self.scene.move(body, _add(place.spot(-0.35 - 0.22 * slot, 0.0), (0, 0, 0.05)))
+                openness = 1.0 if "door" not in place.spec else 0.0
+                where = place.spot(-0.35 - 0.22 * slot, openness)
+                for part in shapes[thing]:
+                    self._add_part(part, _add(where, _vec(part["at"])), place.yaw)
 
     # --- drawing ---------------------------------------------------------------------------------
 
@@ -319,6 +367,9 @@ class KitchenVideo:
                 self.scene.move(door, place.world(local), place.yaw)
                 floor = (slide, 0.0, place.base + float(place.spec["inside"]) - 0.01)
                 self.scene.move(self.drawer_floor[name], place.world(floor), place.yaw)
+                if name in self.handles:
+                    grip = (depth / 2 + 0.045 + slide, 0.0, z + height * 0.25)
+                    self.scene.move(self.handles[name], place.world(grip), place.yaw)
                 continue
             angle = -math.radians(DOOR_OPEN_DEGREES) * openness  # hinge on the left edge
             hinge = (depth / 2 + 0.015, -width / 2)
@@ -328,6 +379,14 @@ class KitchenVideo:
                 z,
             )
             self.scene.move(door, place.world(local), place.yaw + angle)
+            if name in self.handles:  # near the free edge, on the door's outer face
+                reach = width * 0.85
+                grip = (
+                    hinge[0] - math.sin(angle) * reach + math.cos(angle) * 0.03,
+                    hinge[1] + math.cos(angle) * reach + math.sin(angle) * 0.03,
+                    z,
+                )
+                self.scene.move(self.handles[name], place.world(grip), place.yaw + angle)
 
     def _place_things(
         self, moment: Moment, camera: Camera, step: Step, verb: str, args: list[str],
@@ -353,6 +412,16 @@ class KitchenVideo:
         knife_spot = held(-1.0) if moment.knife_at == "agent" else resting(moment.knife_at, 0.35)
         yaw = math.atan2(right[1], right[0])
         self.scene.move(self.knife, _add(knife_spot, (0.0, 0.0, 0.01)), yaw)
+        holding = {1.0: target_spot == held(1.0), -1.0: moment.knife_at == "agent"}
+        heading = math.atan2(forward[1], forward[0])
+        for side, (palm, arm) in self.hands.items():
+            if not holding[side]:
+                self.scene.move(palm, HIDDEN)
+                self.scene.move(arm, HIDDEN)
+                continue
+            under = _add(held(side), up, -0.02)
+            self.scene.move(palm, under, heading)
+            self.scene.move(arm, _add(_add(under, forward, -0.14), up, -0.03), heading)
         for name, burner in self.glow.items():
             hot = busy and verb == "HeatObject" and args[-1] == name
             color = self.places[name].spec["glow" if hot else "burner"]
