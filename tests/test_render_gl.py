@@ -171,3 +171,30 @@ def test_the_appearance_ladder_adds_light_then_surfaces(
     assert spread["flat"] < spread["shaded"] < spread["textured"]
     with pytest.raises(ValueError, match="unknown look 'glossy'"):
         open_scene((0, 0, 0, 1), "gl", "glossy")
+
+
+def test_every_mesh_is_wound_outwards_so_back_faces_can_be_culled() -> None:
+    """Culling drops a triangle seen from behind; a face wound inwards would vanish from view."""
+    from taskqa.render import gl
+
+    for build in (gl._box, gl._cylinder, gl._sphere):
+        rows, indices = build()
+        triangles = rows[indices.reshape(-1, 3)]  # (count, 3 corners, position + normal)
+        corners = triangles[:, :, :3]
+        winding = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        normals = triangles[:, :, 3:].mean(axis=1)
+        area = np.linalg.norm(winding, axis=1)
+        facing = np.einsum("ij,ij->i", winding, normals)
+        assert (facing[area > 1e-9] > 0).all(), build.__name__
+
+
+@needs_gl
+def test_a_camera_inside_a_body_sees_out_of_it() -> None:
+    """A door swinging through the eye must not fill the picture with its inside."""
+    camera = Camera((0.0, 0.0, 1.0), (3.0, 0.0, 1.0), width=64, height=64)
+    with open_scene((0.9, 0.9, 0.9, 1.0), "gl") as scene:
+        around = scene.add_box((0.3, 0.3, 0.3), (0.1, 0.1, 0.8, 1.0), (0.0, 0.0, 1.0))
+        ahead = scene.add_box((0.3, 0.6, 0.6), (0.8, 0.1, 0.1, 1.0), (3.0, 0.0, 1.0))
+        shown = scene.capture(camera).instances
+    assert not (shown == around).any()
+    assert (shown == ahead).sum() > 200

@@ -255,7 +255,11 @@ def _box() -> Mesh:
                 point = [0.0, 0.0, 0.0]
                 point[axis], point[u], point[v] = sign, du, dv
                 rows.append([*point, *normal])
-            indices += [base, base + 1, base + 2, base, base + 2, base + 3]
+            # counter-clockwise seen from outside, so back faces can be culled: (u, v, axis)
+            # is right-handed for axis y only, and the face at -axis turns the other way
+            outward = (sign > 0) == (axis != 1)
+            order = (0, 1, 2, 0, 2, 3) if outward else (0, 2, 1, 0, 3, 2)
+            indices += [base + k for k in order]
     return np.asarray(rows, dtype=np.float32), np.asarray(indices, dtype=np.int32)
 
 
@@ -481,6 +485,9 @@ class GlScene:
         light = self._light_matrix if self._light_matrix is not None else np.eye(4)
         # shaded pass, multisampled, then resolved
         msaa, resolved, id_fbo = self._target(camera.width, camera.height)
+        smoothing = SMOOTHING and not SAMPLES
+        if smoothing:  # draw straight into the texture the smoothing pass reads
+            msaa, smoothed = self._smoothing(camera.width, camera.height)
         msaa.use()
         msaa.clear(*self.background[:3], 1.0, depth=1.0)
         self._shadow_map.use(location=0)
@@ -492,15 +499,17 @@ class GlScene:
         self._shaded["look"].value = LOOKS.index(self.look)
         self._shaded["patterns"].value = PATTERN_SETS.index(self.patterns)
         self._shaded["eye"].value = tuple(float(x) for x in camera.eye)
+        # back faces are culled: every mesh is closed and wound outwards, so nothing visible is
+        # lost, a camera inside a body (a door swinging through the eye) sees out of it, and
+        # llvmpipe rasterises about half the triangles
+        ctx.enable(ctx.CULL_FACE)
         self._draw(self._shaded, batches, projection @ view)
-        if SAMPLES or not SMOOTHING:
+        if not smoothing:
             ctx.copy_framebuffer(resolved, msaa)
             rgb = _read(resolved, camera.width, camera.height)
         else:
-            picture, smoothed = self._smoothing(camera.width, camera.height)
-            ctx.copy_framebuffer(picture, msaa)
             smoothed.use()
-            picture.color_attachments[0].use(location=1)
+            msaa.color_attachments[0].use(location=1)
             self._smoothed["picture"].value = 1
             self._smoothed["pixel"].value = (1.0 / camera.width, 1.0 / camera.height)
             ctx.disable(ctx.DEPTH_TEST)
@@ -518,6 +527,7 @@ class GlScene:
             raw = id_fbo.read(components=1, attachment=-1, dtype="f4")
             buffer = np.frombuffer(raw, dtype=np.float32).reshape(camera.height, camera.width)
             depth = linear_depth(np.ascontiguousarray(buffer[::-1]), camera)
+        ctx.disable(ctx.CULL_FACE)  # the shadow pass draws every face
         return Picture(rgb=rgb, instances=instances, depth=depth)
 
     def _instances(self, kind: int, data: npt.NDArray[np.float32]) -> int:
@@ -572,14 +582,15 @@ class GlScene:
         return orthographic(radius, radius * 0.5, radius * 3.5) @ view
 
     def _smoothing(self, width: int, height: int) -> tuple[Any, Any]:
-        """The drawn picture as a texture, and the framebuffer the smoothing pass writes."""
+        """The framebuffer the shaded pass draws into (a texture, with depth) and the one the
+        smoothing pass writes."""
         key = (-width, -height)
         if key not in self._targets:
             ctx = self.ctx
             texture = ctx.texture((width, height), 3)
             texture.filter = (ctx.LINEAR, ctx.LINEAR)
             texture.repeat_x = texture.repeat_y = False
-            picture = ctx.framebuffer(texture)
+            picture = ctx.framebuffer(texture, ctx.depth_renderbuffer((width, height)))
             smoothed = ctx.framebuffer(ctx.renderbuffer((width, height)))
             self._targets[key] = (picture, smoothed, None)
         picture, smoothed, _ = self._targets[key]
