@@ -480,6 +480,9 @@ class GlScene:
             light = self._light_matrix = self._light(poses[shown], scales[shown])
             self._shadow_fbo.use()
             self._shadow_fbo.clear(depth=1.0)
+            # back faces culled here too: the surface nearest the light is a front face of a
+            # closed mesh, so the map is the same at about half the cost
+            ctx.enable(ctx.CULL_FACE)
             self._draw(self._depth, batches, light)
             self._changed = False
         light = self._light_matrix if self._light_matrix is not None else np.eye(4)
@@ -527,7 +530,7 @@ class GlScene:
             raw = id_fbo.read(components=1, attachment=-1, dtype="f4")
             buffer = np.frombuffer(raw, dtype=np.float32).reshape(camera.height, camera.width)
             depth = linear_depth(np.ascontiguousarray(buffer[::-1]), camera)
-        ctx.disable(ctx.CULL_FACE)  # the shadow pass draws every face
+        ctx.disable(ctx.CULL_FACE)
         return Picture(rgb=rgb, instances=instances, depth=depth)
 
     def _instances(self, kind: int, data: npt.NDArray[np.float32]) -> int:
