@@ -198,3 +198,22 @@ def test_a_camera_inside_a_body_sees_out_of_it() -> None:
         shown = scene.capture(camera).instances
     assert not (shown == around).any()
     assert (shown == ahead).sum() > 200
+
+
+@needs_gl
+def test_cast_shadows_keeps_a_moment_s_shadows_for_each_of_its_views() -> None:
+    """A person's own body, taken away for their own view, still darkens the floor there."""
+    camera = Camera((0.0, -2.0, 3.0), (0.0, 0.0, 0.0), width=64, height=64)
+    pictures = []
+    for cast_first in (True, False):
+        with open_scene((0.9, 0.9, 0.9, 1.0), "gl", appearance="shaded") as scene:
+            scene.add_box((3.0, 3.0, 0.01), (0.8, 0.8, 0.8, 1.0), (0.0, 0.0, -0.01))
+            body = scene.add_box((0.3, 0.3, 0.8), (0.2, 0.6, 0.2, 1.0), (0.0, 0.0, 0.8))
+            if cast_first:
+                scene.cast_shadows()
+            scene.recolor(body, (0.0, 0.0, 0.0, 0.0))  # gone from this view
+            if not cast_first:
+                scene.cast_shadows()
+            pictures.append(scene.capture(camera).rgb.astype(int).sum())
+    kept, without = pictures
+    assert kept < without - 64 * 3 * 20  # the kept shadow darkens a patch of floor

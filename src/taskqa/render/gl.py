@@ -407,6 +407,7 @@ class GlScene:
         self._targets: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
         self._buffers: dict[int, Any] = {}
         self._changed = True  # a body moved, turned, appeared or went since the shadow map
+        self._shadows_kept = False  # cast_shadows was called: keep its map whatever moves
         self._light_matrix: npt.NDArray[np.float64] | None = None
         self._arrays: dict[tuple[int, int], Any] = {}
 
@@ -456,8 +457,16 @@ class GlScene:
         self._color[body] = tuple(color)  # type: ignore[assignment]
 
     # --- drawing ------------------------------------------------------------------------------
-    def capture(self, camera: Camera, masks: bool = True) -> Picture:
-        ctx = self.ctx
+    def cast_shadows(self) -> None:
+        """Draw the shadow map from the scene as it stands now; captures keep it, whatever moves,
+        until the next call. A world whose views of one moment differ (a person's own body is
+        taken away for their own view) casts once from the moment as a bystander sees it."""
+        shown, poses, scales, batches = self._batches()
+        self._draw_shadows(shown, poses, scales, batches)
+        self._shadows_kept = True
+
+    def _batches(self) -> tuple[Any, Any, Any, list[tuple[int, int, int]]]:
+        """The shown bodies' instance data, uploaded per primitive kind."""
         shown = np.asarray([c[3] > 0 for c in self._color], dtype=bool)
         poses = np.asarray(self._poses, dtype=np.float32).reshape(-1, 12)
         scales = np.asarray(self._scale, dtype=np.float32)
@@ -472,19 +481,33 @@ class GlScene:
                 [poses[chosen], scales[chosen], colors[chosen], chosen[:, None].astype(np.float32)]
             ).astype(np.float32)
             batches.append((kind, self._instances(kind, data), len(chosen)))
+        return shown, poses, scales, batches
+
+    def _draw_shadows(
+        self, shown: Any, poses: Any, scales: Any, batches: list[tuple[int, int, int]]
+    ) -> None:
+        ctx = self.ctx
+        ctx.enable(ctx.DEPTH_TEST)
+        self._light_matrix = self._light(poses[shown], scales[shown])
+        self._shadow_fbo.use()
+        self._shadow_fbo.clear(depth=1.0)
+        # back faces culled here too: the surface nearest the light is a front face of a
+        # closed mesh, so the map is the same at about half the cost
+        ctx.enable(ctx.CULL_FACE)
+        self._draw(self._depth, batches, self._light_matrix)
+        ctx.disable(ctx.CULL_FACE)
+        self._changed = False
+
+    def capture(self, camera: Camera, masks: bool = True) -> Picture:
+        ctx = self.ctx
+        shown, poses, scales, batches = self._batches()
         view = look_at(camera.eye, camera.target, camera.up)
         projection = perspective(camera.fov, camera.width / camera.height, camera.near, camera.far)
-        ctx.enable(ctx.DEPTH_TEST)
-        if self.look != "flat" and (self._light_matrix is None or self._changed):
+        stale = self._light_matrix is None or (self._changed and not self._shadows_kept)
+        if self.look != "flat" and stale:
             # the shadow map depends on the scene alone: views of one moment share it
-            light = self._light_matrix = self._light(poses[shown], scales[shown])
-            self._shadow_fbo.use()
-            self._shadow_fbo.clear(depth=1.0)
-            # back faces culled here too: the surface nearest the light is a front face of a
-            # closed mesh, so the map is the same at about half the cost
-            ctx.enable(ctx.CULL_FACE)
-            self._draw(self._depth, batches, light)
-            self._changed = False
+            self._draw_shadows(shown, poses, scales, batches)
+        ctx.enable(ctx.DEPTH_TEST)
         light = self._light_matrix if self._light_matrix is not None else np.eye(4)
         # shaded pass, multisampled, then resolved
         msaa, resolved, id_fbo = self._target(camera.width, camera.height)

@@ -409,6 +409,15 @@ class HouseholdScene:
         for name in self.things:
             if name not in self._carried:
                 self._place(name, None)
+        # Shadows are the moment's, as a bystander sees it: every body there, what is carried
+        # in its carrier's hand. Each view then reuses them, so a person's own body still
+        # casts its shadow in their view, and the map is drawn once per moment, not per view.
+        for name in sorted(self._carried):
+            self._place(name, None)
+        for agent in self.timeline.agents:
+            self._pose_figure(agent, hidden=False)
+            self._apply(self._hands[agent], FAR, (0.0, 0.0, 0.0), None)
+        self.render.cast_shadows()
 
     def _view_dependent(self, name: str) -> bool:
         t = self._time
