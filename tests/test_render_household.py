@@ -374,3 +374,48 @@ def test_held_out_looks_keep_colour_words_and_name_what_is_wrong() -> None:
     held_out = load_look().appearance_set("held-out")
     assert held_out.palette["wood"] != load_look().palette["wood"]
     assert held_out.palette["red"] == load_look().palette["red"]
+
+
+def test_people_face_what_they_look_at_and_the_room_camera_frames_them(
+    recordings: list[Recording], domain: Domain
+) -> None:
+    """From the room camera a person's face and reaching arm point at what they work on (it
+    was once the other way round), and the framed room camera shows the people larger than the
+    whole-room view, without losing any of them."""
+    from taskqa.render.engine import Camera
+    from taskqa.render.gaze import Director, room_camera
+    from taskqa.render.household import View as SceneView
+
+    size = 96
+    faced = checked = 0
+    larger = moments = 0
+    for recording in recordings:
+        with household_scene(recording, domain, load_look(), SMALL) as scene:
+            director = Director(scene)
+            spec = scene.layout.third_person
+            fixed = Camera(spec.eye, spec.target, fov=spec.fov, width=size, height=size)
+            for t in np.arange(0.5, recording.duration, 4.0):
+                gaze, stand = director.at(float(t))
+                scene.set_time(float(t), gaze, stand)
+                for agent, (body, yaw) in stand.items():
+                    focus = gaze[agent][1]
+                    front = scene._figures[agent][-1][1]  # the nose, on the face
+                    nose = (
+                        body[0] + front[0] * np.cos(yaw) - front[1] * np.sin(yaw),
+                        body[1] + front[0] * np.sin(yaw) + front[1] * np.cos(yaw),
+                    )
+                    checked += 1
+                    faced += np.hypot(nose[0] - focus[0], nose[1] - focus[1]) < np.hypot(
+                        body[0] - focus[0], body[1] - focus[1]
+                    )
+                framed = room_camera(spec, gaze, stand, size, size)
+                assert framed.fov <= spec.fov and framed.eye == spec.eye
+                wide = scene.capture(SceneView(fixed, None)).labels
+                near = scene.capture(SceneView(framed, None)).labels
+                for agent in stand:
+                    label = scene.label(agent)
+                    assert (near == label).any(), (recording.id, t, agent)  # still in view
+                    moments += 1
+                    larger += (near == label).sum() > (wide == label).sum()
+    assert checked >= 10 and faced == checked
+    assert moments >= 10 and larger / moments > 0.8

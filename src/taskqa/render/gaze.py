@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from taskqa.model import ActionSegment
 from taskqa.render.engine import Camera, Vec3
 from taskqa.render.household import EYE_TO_TARGET, FIRST_PERSON_FOV, HouseholdScene
+from taskqa.render.models import CameraSpec
 from taskqa.render.timeline import action_zone
 
 TURN_SECONDS = 1.2  # longest glide between two beats
@@ -27,6 +28,8 @@ BODY_BEHIND_EYE = 0.15  # metres from the eye back to the middle of the figure
 CLEARANCE = 0.55
 SIDESTEPS = tuple(sign * k * math.radians(15) for k in range(1, 7) for sign in (1, -1))
 WALL_MARGIN = 0.25  # a turned eye stays this far inside the room's walls
+FIGURE_HEIGHT = 1.8  # the room camera keeps a person's feet and head in the picture ...
+FIGURE_REACH = 0.4  # ... and this much room (metres) round them and what they look at
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,9 @@ class Director:
             norm = math.hypot(dx, dy) or 1.0
             # The body stands a little behind the eye, facing what it looks at.
             body = (eye[0] - dx / norm * BODY_BEHIND_EYE, eye[1] - dy / norm * BODY_BEHIND_EYE, 0.0)
-            stand[agent] = (body, heading - math.pi / 2)
+            # the figure's front is its local -y (household._build_agent): turned this way it
+            # faces what the person looks at, so the room camera shows their face or their back
+            stand[agent] = (body, heading + math.pi / 2)
         return gaze, stand
 
     def _blend(self, beats: list[Beat], t: float) -> tuple[Vec3, tuple[float, float], float]:
@@ -242,3 +247,51 @@ def _turned(beat: Beat, angle: float) -> Beat:
     c, s = math.cos(angle), math.sin(angle)
     stand = (fx + dx * c - dy * s, fy + dx * s + dy * c)
     return Beat(beat.start, beat.end, beat.focus, stand, beat.distance)
+
+
+def room_camera(
+    spec: CameraSpec,
+    gaze: dict[str, tuple[Vec3, Vec3]],
+    stand: dict[str, tuple[Vec3, float]],
+    width: int,
+    height: int,
+) -> Camera:
+    """The room camera at one moment. With ``spec.min_fov`` it frames the people: from its
+    fixed eye it looks at the middle of every person (feet to head) and what they look at, and
+    zooms in as far as keeps them all in the picture. People and their gaze move smoothly, so
+    the camera pans and zooms smoothly; at 224 px a person's hands and what they hold are then
+    several times larger than in the whole-room view."""
+    fixed = Camera(spec.eye, spec.target, fov=spec.fov, width=width, height=height)
+    if spec.min_fov is None or not stand:
+        return fixed
+    points: list[Vec3] = []
+    for agent, (body, _) in sorted(stand.items()):
+        points += [(body[0], body[1], 0.0), (body[0], body[1], FIGURE_HEIGHT)]
+        if agent in gaze:
+            points.append(gaze[agent][1])
+    low = [min(p[axis] for p in points) for axis in range(3)]
+    high = [max(p[axis] for p in points) for axis in range(3)]
+    target = ((low[0] + high[0]) / 2, (low[1] + high[1]) / 2, (low[2] + high[2]) / 2)
+    forward, right, up = _camera_axes(spec.eye, target)
+    aspect = width / height
+    half = 0.0  # the vertical half-angle that keeps every point (and its reach) in the picture
+    for point in points:
+        offset = tuple(p - e for p, e in zip(point, spec.eye, strict=True))
+        depth = max(0.1, sum(o * f for o, f in zip(offset, forward, strict=True)))
+        across = abs(sum(o * r for o, r in zip(offset, right, strict=True))) + FIGURE_REACH
+        rise = abs(sum(o * u for o, u in zip(offset, up, strict=True))) + FIGURE_REACH
+        half = max(half, math.atan2(rise, depth), math.atan(across / depth / aspect))
+    fov = min(spec.fov, max(spec.min_fov, math.degrees(2 * half)))
+    return Camera(spec.eye, target, fov=fov, width=width, height=height)
+
+
+def _camera_axes(eye: Vec3, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+    """Forward, right and up of a camera at ``eye`` looking at ``target`` (z is up)."""
+    f = [t - e for t, e in zip(target, eye, strict=True)]
+    norm = math.sqrt(sum(c * c for c in f)) or 1.0
+    fx, fy, fz = (c / norm for c in f)
+    rx, ry = fy, -fx  # forward x (0, 0, 1)
+    rnorm = math.hypot(rx, ry) or 1.0
+    rx, ry = rx / rnorm, ry / rnorm
+    ux, uy, uz = ry * fz - 0.0 * fy, 0.0 * fx - rx * fz, rx * fy - ry * fx  # right x forward
+    return (fx, fy, fz), (rx, ry, 0.0), (ux, uy, uz)

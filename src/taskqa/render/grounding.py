@@ -137,14 +137,17 @@ def mask_statistics(
     pixels: list[tuple[dict[str, int], ...]] = []
     with HouseholdScene(timeline, domain, look, room, size, size) as scene:
         director = Director(scene)
-        third = _third_person(scene, options)
         names = np.asarray(scene.labels)
         for t in moments:
             gaze, stand = director.at(t)
             scene.set_time(t, gaze, stand)
             row = []
             for agent in cameras:
-                camera = third if agent is None else _first_person(gaze[agent], options)
+                camera = (
+                    _third_person(scene, options, gaze, stand)
+                    if agent is None
+                    else _first_person(gaze[agent], options)
+                )
                 frame = scene.capture(SceneView(camera=camera, agent=agent), masks=True)
                 counts = np.bincount(frame.labels.ravel(), minlength=len(names))
                 shown = np.flatnonzero(counts)

@@ -226,10 +226,11 @@ class HouseholdScene:
             ("box", (0.44, 0.26, 0.62), (0.0, 0.0, 1.11), shirt),
             ("sphere", (0.13,), (0.0, 0.0, 1.56), SKIN),
             ("box", (0.22, 0.2, 0.08), (0.0, 0.03, 1.66), HAIR),
-            ("box", (0.09, 0.42, 0.09), (0.22, -0.2, 1.02), shirt),
-            ("sphere", (0.05,), (0.22, -0.42, 1.02), SKIN),
-            # a face on the front (-y, where the arm reaches): which way a person looks reads
-            # from the room camera, so whether the other person can see an action does too
+            ("box", (0.09, 0.42, 0.09), (-0.22, -0.2, 1.02), shirt),
+            ("sphere", (0.05,), (-0.22, -0.42, 1.02), SKIN),
+            # a face on the front (-y, where the right arm reaches, -x being the figure's
+            # right): which way a person looks reads from the room camera, so whether the
+            # other person can see an action does too
             ("sphere", (0.024,), (0.05, -0.115, 1.6), EYES),
             ("sphere", (0.024,), (-0.05, -0.115, 1.6), EYES),
             ("box", (0.03, 0.05, 0.05), (0.0, -0.13, 1.55), NOSE),
@@ -352,7 +353,7 @@ class HouseholdScene:
             yaw = math.atan2(forward[1], forward[0]) + math.pi / 2
         else:
             position, yaw = self._stand.get(agent, ((0.0, 0.0, 0.0), 0.0))
-            rest = Pose(position, yaw).apply((0.22, -0.44, 0.98))
+            rest = Pose(position, yaw).apply((-0.22, -0.44, 0.98))  # the right hand
         acting = self._acting.get(agent)
         if acting is None or not working:
             return Pose(rest, yaw)

@@ -114,6 +114,10 @@ class CameraSpec(BaseModel):
     eye: Vec3
     target: Vec3
     fov: float = 60.0
+    # Set: the camera stays at ``eye`` but turns and zooms, frame by frame, to keep every person
+    # and what they look at in the picture (``gaze.room_camera``), never narrower than this
+    # and never wider than ``fov``. Unset: it looks at ``target`` at ``fov`` throughout.
+    min_fov: float | None = None
 
 
 class RoomLayout(BaseModel):

@@ -26,8 +26,8 @@ from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.jsonio import dumps, jsonl_lines, parse_json
 from taskqa.model import Recording, Source, VideoRef, View
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.render.engine import Camera
-from taskqa.render.gaze import Director
+from taskqa.render.engine import Camera, Vec3
+from taskqa.render.gaze import Director, room_camera
 from taskqa.render.household import FIRST_PERSON_FOV, HouseholdScene
 from taskqa.render.household import View as SceneView
 from taskqa.render.models import LookSpec, load_look, parse_look
@@ -105,13 +105,16 @@ def render_recording(
         labels: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
         depths: dict[str, list[npt.NDArray[np.uint16]]] = {name: [] for _, name in views}
         passes = options.masks or options.depth
-        third = _third_person(scene, options)
         for index in range(count):
             t = index / options.fps
             gaze, stand = director.at(t)
             scene.set_time(t, gaze, stand)
             for agent, name in views:
-                camera = third if agent is None else _first_person(gaze[agent], options)
+                camera = (
+                    _third_person(scene, options, gaze, stand)
+                    if agent is None
+                    else _first_person(gaze[agent], options)
+                )
                 frame = scene.capture(_view(camera, agent), masks=passes)
                 frames[name].append(frame.rgb)
                 if options.masks:
@@ -154,13 +157,16 @@ def render_frames(
         director = Director(scene)
         views = _views_drawn(timeline, options)
         frames: dict[str, list[npt.NDArray[np.uint8]]] = {name: [] for _, name in views}
-        third = _third_person(scene, options)
         for index in indices:
             t = index / options.fps
             gaze, stand = director.at(t)
             scene.set_time(t, gaze, stand)
             for agent, name in views:
-                camera = third if agent is None else _first_person(gaze[agent], options)
+                camera = (
+                    _third_person(scene, options, gaze, stand)
+                    if agent is None
+                    else _first_person(gaze[agent], options)
+                )
                 frames[name].append(scene.capture(_view(camera, agent), masks=False).rgb)
     return frames
 
@@ -196,11 +202,14 @@ def _first_person(
     )
 
 
-def _third_person(scene: HouseholdScene, options: RenderOptions) -> Camera:
-    spec = scene.layout.third_person
-    return Camera(
-        eye=spec.eye, target=spec.target, fov=spec.fov, width=options.width, height=options.height
-    )
+def _third_person(
+    scene: HouseholdScene,
+    options: RenderOptions,
+    gaze: dict[str, tuple[Vec3, Vec3]],
+    stand: dict[str, tuple[Vec3, float]],
+) -> Camera:
+    """The room camera at this moment, framed on the people where the room's look asks."""
+    return room_camera(scene.layout.third_person, gaze, stand, options.width, options.height)
 
 
 def millimetres(depth: npt.NDArray[np.float32]) -> npt.NDArray[np.uint16]:
