@@ -287,6 +287,9 @@ def test_doors_swing_over_the_action_and_hands_act_it_out() -> None:
     assert closing[0] == 1.0 and closing[-1] == pytest.approx(0.0)
     tried = [opening_share("open", "failed", *span, 10.0 + k * 0.5) for k in range(5)]
     assert max(tried) <= 0.25 and tried[0] == pytest.approx(0.0) == tried[-1]  # type: ignore[type-var]
+    # a failed closing leaves the door open, as the annotation does: it never shows it shut
+    tried = [opening_share("close", "failed", *span, 10.0 + k * 0.5) for k in range(5)]
+    assert min(tried) >= 0.75 and tried[0] == pytest.approx(1.0) == tried[-1]  # type: ignore[type-var]
     assert opening_share("open", "partial", *span, 12.0) == pytest.approx(0.5)
     assert reach(0.0) == 0.0 and reach(0.5) == 1.0 and reach(1.0) == pytest.approx(0.0)
     wipe = [hand_motion("clean", 0.0, 8.0, t / 2) for t in range(17)]
@@ -419,3 +422,28 @@ def test_people_face_what_they_look_at_and_the_room_camera_frames_them(
                     larger += (near == label).sum() > (wide == label).sum()
     assert checked >= 10 and faced == checked
     assert moments >= 10 and larger / moments > 0.8
+
+
+def test_a_full_dirty_bowl_shows_its_dirt_on_the_outer_wall() -> None:
+    """Dirt on top of a container hid under what filled it; round the wall it stays in sight."""
+    from taskqa.model import Attribute
+    from taskqa.render.looks import ThingLook
+
+    look = load_look()
+    model = look.models["bowl"]
+    values = {Attribute.CLEANLINESS: {"clean", "dirty"}, Attribute.EMPTINESS: {"full", "empty"}}
+    thing = ThingLook("white-bowl", "bowl", model, look, values, "white")
+    keys = [p.key for p in thing.primitives]
+    radius = model.parts[0].cylinder[0]  # type: ignore[index]
+    for emptiness in ("full", "empty"):
+        state = {Attribute.CLEANLINESS: "dirty", Attribute.EMPTINESS: emptiness}
+        pieces = dict(zip(keys, thing.pose_parts(state, 0.0, None), strict=True))
+        dirt = [pieces[k] for k in keys if k.startswith("dirt")]
+        assert dirt and all(shown for shown, *_ in dirt)
+        for _, (x, y, _z), _, _ in dirt:
+            assert abs(np.hypot(x, y) - radius) < 1e-6  # on the wall, not inside
+        angles = sorted(np.arctan2(y, x) for _, (x, y, _z), _, _ in dirt)
+        assert max(np.diff(angles)) < np.pi  # spread round it: some face every view
+    clean = {Attribute.CLEANLINESS: "clean", Attribute.EMPTINESS: "full"}
+    pieces = dict(zip(keys, thing.pose_parts(clean, 0.0, None), strict=True))
+    assert not any(pieces[k][0] for k in keys if k.startswith("dirt"))

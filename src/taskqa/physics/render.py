@@ -1,10 +1,10 @@
 """A simple top-down renderer: CLEVRER annotations to animated GIF videos.
 
-The picture is the square |x|, |y| <= 3 m of the table seen from above, one GIF frame per annotation frame at
-25 fps. Spheres are discs with a highlight, cylinders discs with a rim, cubes squares turned by
-their yaw; metal objects get a light outline. Drawing happens in a fixed palette, so the same
-annotation always gives the same bytes, and any CLEVRER annotation (not only simulated ones)
-can be rendered for models that need pixels.
+The picture is the square |x|, |y| <= 3 m of the table seen from above, one GIF frame per
+annotation frame at 25 fps. Spheres are discs with a highlight, cylinders discs with a rim,
+cubes squares turned by their yaw; metal objects get a light outline. Drawing happens in a
+fixed palette, so the same annotation always gives the same bytes, and any CLEVRER annotation
+(not only simulated ones) can be rendered for models that need pixels.
 """
 
 from __future__ import annotations

@@ -157,12 +157,21 @@ class ThingLook:
         first = bodies[0]
         self._ball = first.sphere if first.sphere is not None else None
         self._ball_centre = first.centre
+        # A round container's dirt is smudged round its outer wall: on top it would hide under
+        # what fills it and vanish when the thing is seen from the side.
+        self._wall = (
+            (first.cylinder[0], first.cylinder[1], first.centre)
+            if model.content is not None and first.cylinder is not None
+            else None
+        )
         if "dirty" in values.get(Attribute.CLEANLINESS, set()):
             radius = min(0.075, max(0.02, min(w, d) * 0.2))
             for k in range(DIRT_SPOTS):
                 size = radius * (0.7 + 0.6 * unit_hash(name, k))
                 if self._ball is not None:  # a round thing: dirt sits on its skin
                     self._add(f"dirt{k}", "sphere", (size * 0.8,))
+                elif self._wall is not None:
+                    self._add(f"dirt{k}", "sphere", (min(size * 0.5, self._wall[0] * 0.35),))
                 else:
                     self._add(f"dirt{k}", "cylinder", (size, 0.006))
         if "boiled" in values.get(Attribute.TEMPERATURE, set()):
@@ -268,6 +277,15 @@ class ThingLook:
                         cx + r * math.sin(theta) * math.cos(phi),
                         cy + r * math.sin(theta) * math.sin(phi),
                         cz + r * math.cos(theta),
+                    )
+                elif self._wall is not None:  # round the wall, spread so some face every view
+                    wall_radius, height, (cx, cy, cz) = self._wall
+                    phi = 6.283 * (k + 0.6 * unit_hash(self.name, 20 + k)) / DIRT_SPOTS
+                    rise = (unit_hash(self.name, 10 + k) - 0.5) * height * 0.5
+                    where = (
+                        cx + wall_radius * math.cos(phi),
+                        cy + wall_radius * math.sin(phi),
+                        cz + rise,
                     )
                 else:
                     x = (unit_hash(self.name, 10 + k) - 0.5) * w * 0.7

@@ -64,13 +64,15 @@ SWINGS = frozenset({"open", "close"})  # verbs whose doors, lids and drawers mov
 
 def opening_share(verb: str, outcome: str, start: float, end: float, t: float) -> float | None:
     """How far open (0 shut, 1 open) a thing is at ``t`` while ``verb`` runs on it: an opening
-    swings from shut to open, a closing back; a failed try opens a little and falls back, a
+    swings from shut to open, a closing back; a failed try moves a quarter of the way and falls
+    back (a failed opening stays shut, a failed closing stays open, as the annotation says), a
     partial one stops half way. None outside the action or for other verbs."""
     if verb not in SWINGS or not start <= t <= end:
         return None
     u = (t - start) / max(end - start, 1e-6)
     eased = 0.5 - 0.5 * math.cos(math.pi * u)
     if outcome == "failed":
-        return 0.25 * math.sin(math.pi * u)
+        dip = 0.25 * math.sin(math.pi * u)
+        return dip if verb == "open" else 1.0 - dip
     reach = 0.5 if outcome == "partial" else 1.0
     return reach * eased if verb == "open" else 1.0 - reach * eased
