@@ -6,9 +6,11 @@ methods, so every world builds its scene once and either back-end draws it. On a
 a GPU, EGL runs on Mesa's software rasteriser (llvmpipe), which is still many times faster than
 pybullet's TinyRenderer: each primitive kind is one instanced draw call.
 
-What it adds to the picture: a key light with a shadow map filtered over 3x3 taps (soft shadow
-edges), a sky/ground ambient term, and 4x multisample anti-aliasing. Instance masks come from a
-second, aliased pass that writes each body's id as a colour, so masks are exact and never blended.
+What it adds to the picture: a key light with a shadow map read with four bilinear taps (soft
+shadow edges), a sky/ground ambient term, and anti-aliasing (an FXAA-style pass, or 4x
+multisampling with ``SAMPLES = 4``). Back faces are culled: every mesh is closed and wound
+outwards. Instance masks come from a second, aliased pass that writes each body's id as a
+colour, so masks are exact and never blended.
 Pixels are the same for the same scene on the same machine and Mesa build (llvmpipe splits the
 frame into tiles whose results do not depend on its thread count); they are not promised to match
 across GPU vendors, which is why the grounding check keeps the TinyRenderer back-end.
@@ -461,8 +463,8 @@ class GlScene:
         """Draw the shadow map from the scene as it stands now; captures keep it, whatever moves,
         until the next call. A world whose views of one moment differ (a person's own body is
         taken away for their own view) casts once from the moment as a bystander sees it."""
-        shown, poses, scales, batches = self._batches()
-        self._draw_shadows(shown, poses, scales, batches)
+        if self.look != "flat":  # the flat look has no light
+            self._draw_shadows(*self._batches())
         self._shadows_kept = True
 
     def _batches(self) -> tuple[Any, Any, Any, list[tuple[int, int, int]]]:
@@ -509,13 +511,14 @@ class GlScene:
             self._draw_shadows(shown, poses, scales, batches)
         ctx.enable(ctx.DEPTH_TEST)
         light = self._light_matrix if self._light_matrix is not None else np.eye(4)
-        # shaded pass, multisampled, then resolved
-        msaa, resolved, id_fbo = self._target(camera.width, camera.height)
+        # the shaded pass: multisampled and then resolved, or straight into the texture the
+        # smoothing pass reads
+        drawn, resolved, id_fbo = self._target(camera.width, camera.height)
         smoothing = SMOOTHING and not SAMPLES
-        if smoothing:  # draw straight into the texture the smoothing pass reads
-            msaa, smoothed = self._smoothing(camera.width, camera.height)
-        msaa.use()
-        msaa.clear(*self.background[:3], 1.0, depth=1.0)
+        if smoothing:
+            drawn, smoothed = self._smoothing(camera.width, camera.height)
+        drawn.use()
+        drawn.clear(*self.background[:3], 1.0, depth=1.0)
         self._shadow_map.use(location=0)
         self._shaded["shadow_map"].value = 0
         self._shaded["texel"].value = 1.0 / SHADOW_SIZE
@@ -531,11 +534,11 @@ class GlScene:
         ctx.enable(ctx.CULL_FACE)
         self._draw(self._shaded, batches, projection @ view)
         if not smoothing:
-            ctx.copy_framebuffer(resolved, msaa)
+            ctx.copy_framebuffer(resolved, drawn)
             rgb = _read(resolved, camera.width, camera.height)
         else:
             smoothed.use()
-            msaa.color_attachments[0].use(location=1)
+            drawn.color_attachments[0].use(location=1)
             self._smoothed["picture"].value = 1
             self._smoothed["pixel"].value = (1.0 / camera.width, 1.0 / camera.height)
             ctx.disable(ctx.DEPTH_TEST)

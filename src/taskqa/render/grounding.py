@@ -33,8 +33,7 @@ from taskqa.render.recordings import (
     THIRD,
     VIEWS,
     RenderOptions,
-    _first_person,
-    _third_person,
+    view_camera,
     view_name,
 )
 from taskqa.render.timeline import Timeline
@@ -143,11 +142,7 @@ def mask_statistics(
             scene.set_time(t, gaze, stand)
             row = []
             for agent in cameras:
-                camera = (
-                    _third_person(scene, options, gaze, stand)
-                    if agent is None
-                    else _first_person(gaze[agent], options)
-                )
+                camera = view_camera(scene, options, agent, gaze, stand)
                 frame = scene.capture(SceneView(camera=camera, agent=agent), masks=True)
                 counts = np.bincount(frame.labels.ravel(), minlength=len(names))
                 shown = np.flatnonzero(counts)

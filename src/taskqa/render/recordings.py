@@ -110,11 +110,7 @@ def render_recording(
             gaze, stand = director.at(t)
             scene.set_time(t, gaze, stand)
             for agent, name in views:
-                camera = (
-                    _third_person(scene, options, gaze, stand)
-                    if agent is None
-                    else _first_person(gaze[agent], options)
-                )
+                camera = view_camera(scene, options, agent, gaze, stand)
                 frame = scene.capture(_view(camera, agent), masks=passes)
                 frames[name].append(frame.rgb)
                 if options.masks:
@@ -162,11 +158,7 @@ def render_frames(
             gaze, stand = director.at(t)
             scene.set_time(t, gaze, stand)
             for agent, name in views:
-                camera = (
-                    _third_person(scene, options, gaze, stand)
-                    if agent is None
-                    else _first_person(gaze[agent], options)
-                )
+                camera = view_camera(scene, options, agent, gaze, stand)
                 frames[name].append(scene.capture(_view(camera, agent), masks=False).rgb)
     return frames
 
@@ -202,13 +194,17 @@ def _first_person(
     )
 
 
-def _third_person(
+def view_camera(
     scene: HouseholdScene,
     options: RenderOptions,
+    agent: str | None,
     gaze: dict[str, tuple[Vec3, Vec3]],
     stand: dict[str, tuple[Vec3, float]],
 ) -> Camera:
-    """The room camera at this moment, framed on the people where the room's look asks."""
+    """The camera of one view at this moment: ``agent``'s eyes, or (None) the room camera,
+    framed on the people where the room's look asks."""
+    if agent is not None:
+        return _first_person(gaze[agent], options)
     return room_camera(scene.layout.third_person, gaze, stand, options.width, options.height)
 
 
