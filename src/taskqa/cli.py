@@ -585,6 +585,10 @@ export_app = GuardedTyper(
 app.add_typer(export_app, name="export")
 
 
+# The benchmark folder every export reads.
+BenchArgument = Annotated[
+    Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
+]
 AllowMissingVideosOption = Annotated[
     bool,
     typer.Option(
@@ -605,9 +609,7 @@ def _warn_missing_videos(missing: int, clips: int) -> None:
 
 @export_app.command("hf")
 def export_hf_command(
-    bench: Annotated[
-        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
-    ],
+    bench: BenchArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
     name: Annotated[str | None, typer.Option(help="Dataset name (default: the folder's).")] = None,
     overwrite: OverwriteOption = False,
@@ -627,9 +629,7 @@ def export_hf_command(
 
 @export_app.command("lmms-eval")
 def export_lmms_command(
-    bench: Annotated[
-        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
-    ],
+    bench: BenchArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Task folder to write.")],
     overwrite: OverwriteOption = False,
     allow_missing_videos: AllowMissingVideosOption = False,
@@ -648,9 +648,7 @@ def export_lmms_command(
 
 @export_app.command("vlmevalkit")
 def export_vlmevalkit_command(
-    bench: Annotated[
-        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
-    ],
+    bench: BenchArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
     nframe: Annotated[
         int, typer.Option(min=1, help="Frames VLMEvalKit samples per clip unless told otherwise.")
@@ -674,9 +672,7 @@ def export_vlmevalkit_command(
 
 @export_app.command("mc")
 def export_mc_command(
-    bench: Annotated[
-        Path, typer.Argument(help="A benchmark folder (`taskqa build`).", callback=input_paths)
-    ],
+    bench: BenchArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write.")],
     options: Annotated[
         int, typer.Option(min=2, max=8, help="Options per open question (yes/no keep two).")

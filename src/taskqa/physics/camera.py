@@ -66,11 +66,6 @@ class FrameCamera:
         v = float(offset @ up) / depth / self.half_height
         return (u, v, depth)
 
-    def pixel(self, point: Sequence[float]) -> tuple[float, float]:
-        """(column, row) of a world point in the picture."""
-        u, v, _ = self.normalised(point)
-        return (u + 1) / 2 * self.width, (1 - v) / 2 * self.height
-
     def sees(self, point: Sequence[float], margin: float = 0.0) -> bool:
         """Whether a point lies in the picture; a positive ``margin`` (metres at the point's
         depth) asks for that much room inside the edges, a negative one lets it lie outside."""

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 
 from taskqa.model import ActionSegment
 from taskqa.render.engine import Camera, Vec3
-from taskqa.render.household import EYE_TO_TARGET, FIRST_PERSON_FOV, HouseholdScene
+from taskqa.render.household import (
+    EYE_TO_TARGET,
+    FIRST_PERSON_FOV,
+    HouseholdScene,
+    camera_basis,
+)
 from taskqa.render.models import CameraSpec
 from taskqa.render.timeline import action_zone
 
@@ -272,7 +277,7 @@ def room_camera(
     low = [min(p[axis] for p in points) for axis in range(3)]
     high = [max(p[axis] for p in points) for axis in range(3)]
     target = ((low[0] + high[0]) / 2, (low[1] + high[1]) / 2, (low[2] + high[2]) / 2)
-    forward, right, up = _camera_axes(spec.eye, target)
+    forward, right, up = camera_basis(spec.eye, target)
     aspect = width / height
     half = 0.0  # the vertical half-angle that keeps every point (and its reach) in the picture
     for point in points:
@@ -283,15 +288,3 @@ def room_camera(
         half = max(half, math.atan2(rise, depth), math.atan(across / depth / aspect))
     fov = min(spec.fov, max(spec.min_fov, math.degrees(2 * half)))
     return Camera(spec.eye, target, fov=fov, width=width, height=height)
-
-
-def _camera_axes(eye: Vec3, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
-    """Forward, right and up of a camera at ``eye`` looking at ``target`` (z is up)."""
-    f = [t - e for t, e in zip(target, eye, strict=True)]
-    norm = math.sqrt(sum(c * c for c in f)) or 1.0
-    fx, fy, fz = (c / norm for c in f)
-    rx, ry = fy, -fx  # forward x (0, 0, 1)
-    rnorm = math.hypot(rx, ry) or 1.0
-    rx, ry = rx / rnorm, ry / rnorm
-    ux, uy, uz = ry * fz - 0.0 * fy, 0.0 * fx - rx * fz, rx * fy - ry * fx  # right x forward
-    return (fx, fy, fz), (rx, ry, 0.0), (ux, uy, uz)

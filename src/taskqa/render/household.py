@@ -347,7 +347,7 @@ class HouseholdScene:
     def hand_pose(self, agent: str, view: View | None, working: bool = True) -> Pose:
         """Where ``agent``'s hand is: at rest, or doing the action under way (motion.py)."""
         eye, target = self._gaze.get(agent, ((0.0, 0.0, 1.6), (0.0, 1.0, 1.0)))
-        forward, right, up = _basis(eye, target)
+        forward, right, up = camera_basis(eye, target)
         if view is not None and view.agent == agent:
             rest = _add(eye, forward, 0.56, right, 0.2, up, -0.25)
             yaw = math.atan2(forward[1], forward[0]) + math.pi / 2
@@ -467,7 +467,7 @@ class HouseholdScene:
             if view.agent == agent and self._hand_visible.get(agent, False):
                 pose = self.hand_pose(agent, view)
                 eye, target = self._gaze.get(agent, ((0.0, 0.0, 1.6), (0.0, 1.0, 1.0)))
-                forward, _, _ = _basis(eye, target)
+                forward, _, _ = camera_basis(eye, target)
                 centre = _add(
                     pose.position, forward, -0.1, (0.0, 0.0, 1.0), -0.04, (0.0, 0.0, 0.0), 0.0
                 )
@@ -552,7 +552,8 @@ def _lerp(a: Vec3, b: Vec3, u: float) -> Vec3:
     return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u)
 
 
-def _basis(eye: Vec3, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+def camera_basis(eye: Vec3, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:
+    """Forward, right and up of a camera at ``eye`` looking at ``target`` (z is up)."""
     f = _normal((target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]))
     r = _normal((f[1], -f[0], 0.0)) if abs(f[2]) < 0.999 else (1.0, 0.0, 0.0)
     u = (r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0])
