@@ -458,3 +458,40 @@ def test_lmms_eval_multiple_choice_scores_as_taskqa_evaluate_mc(
     assert item == pytest.approx(scores["item_accuracy"], abs=1e-4)
     assert circular == pytest.approx(scores["circular_accuracy"], abs=1e-4)
     assert 0 < circular < item < 1
+
+
+def test_the_dataset_card_says_how_the_benchmark_was_made(bench: Path, tmp_path: Path) -> None:
+    """Issue 35, item 11: every split family described, the balancing the build really did,
+    simulated videos said to be simulated, and the licence an option (default CC BY 4.0)."""
+    from taskqa.benchmark.export_hf import _balancing_text
+
+    runner = CliRunner()
+    out = tmp_path / "hf"
+    result = runner.invoke(
+        app, ["export", "hf", str(bench), "--out", str(out), "--allow-missing-videos"]
+    )
+    assert result.exit_code == 0, result.output
+    text = (out / "README.md").read_text()
+    front = yaml.safe_load(text.split("---")[1])
+    card = " ".join(text.split())
+    assert front["license"] == "cc-by-4.0" and "synthetic" in front["tags"]
+    metadata = json.loads((out / "croissant.json").read_text())
+    assert metadata["license"] == "https://creativecommons.org/licenses/by/4.0/"
+    for family in families_in(bench):
+        assert f"- `{family}`: " in card, family
+    assert "**simulated**" in card and "not filmed" in card
+    # the bench fixture balances by reasoning type; a default build by text groups, with the mix
+    assert "yes and no even within every reasoning type" in card
+    assert "binary : open = 1 : 2, at most 600 questions" in card
+    manifest = json.loads((bench / "manifest.json").read_text())
+    by_text = {**manifest["config"]["balance"], "balance_by": "text"}
+    said = _balancing_text({"config": {"balance": by_text}})
+    assert "questions that read alike" in said and "EgoTaskQA's mix" in said
+    licensed = runner.invoke(
+        app,
+        ["export", "hf", str(bench), "--out", str(out), "--allow-missing-videos",
+         "--license", "mit"],
+    )  # fmt: skip
+    assert licensed.exit_code == 0, licensed.output
+    assert yaml.safe_load((out / "README.md").read_text().split("---")[1])["license"] == "mit"
+    assert json.loads((out / "croissant.json").read_text())["license"].endswith("MIT")

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 import test_evaluation_fixture
 from taskqa.benchmark.folder import Benchmark
 from taskqa.cli import app
-from taskqa.evaluation.evaluate import evaluate, meta_path
+from taskqa.evaluation.evaluate import evaluate
+from taskqa.outputs import prediction_meta_path
 from taskqa.problems import InvalidInputError
 
 runner = CliRunner()
@@ -51,11 +52,14 @@ def test_every_id_wrong_is_refused_in_one_line(benchmark_dir: Path, tmp_path: Pa
     problems = [line for line in output.splitlines() if line.startswith("✗")]
     assert len(problems) == 1, output
     assert f"answers 0 of the {len(lines):,} questions of normal/test" in problems[0]
-    assert "another benchmark or split" in problems[0] and "--allow-partial" in problems[0]
+    assert "another benchmark or split" in problems[0]
+    assert "--allow-partial" not in problems[0]  # it would find nothing to score either
     assert not (tmp_path / "r").exists()
+    # --allow-partial scores a file on the questions it answers: this one answers none
     code, output = _evaluate(benchmark_dir, wrong, tmp_path / "r", "--allow-partial")
-    assert code == 0, output
-    assert (tmp_path / "r" / "results.json").is_file()
+    assert code == 1, output
+    assert "answers none of the" in output and "nothing to score" in output
+    assert not (tmp_path / "r").exists()
 
 
 def test_predictions_for_another_benchmark_are_refused(
@@ -64,11 +68,13 @@ def test_predictions_for_another_benchmark_are_refused(
 ) -> None:
     predictions = tmp_path / "model.jsonl"
     _right_answers(benchmark_dir, predictions)
-    meta_path(predictions).write_text(json.dumps({"benchmark_manifest_sha256": "0" * 64}))
+    prediction_meta_path(predictions).write_text(
+        json.dumps({"benchmark_manifest_sha256": "0" * 64})
+    )
     code, output = _evaluate(benchmark_dir, predictions, tmp_path / "r")
     assert code == 1
     assert "model.meta.json: made for another benchmark" in output
-    meta_path(predictions).write_text(
+    prediction_meta_path(predictions).write_text(
         json.dumps({"benchmark_manifest_sha256": Benchmark(benchmark_dir).manifest_sha256})
     )
     code, output = _evaluate(benchmark_dir, predictions, tmp_path / "r")
@@ -84,8 +90,12 @@ def test_a_partial_file_is_refused_unless_allowed(benchmark_dir: Path) -> None:
         evaluate(bench, "normal/test", [path], with_most_likely=False)
     (problem,) = refused.value.problems
     assert "answers 1 of the" in str(problem)
+    assert "pass --allow-partial to score it on the 1 it answers" in str(problem)
     allowed = evaluate(bench, "normal/test", [path], with_most_likely=False, allow_partial=True)
     assert allowed.runs[0].coverage.missing == allowed.table.size - 1
+    # scored on what it answers, as the refusal said: one right answer of one is 100%
+    assert allowed.runs[0].partial and allowed.runs[0].questions_scored(allowed.table) == 1
+    assert allowed.runs[0].scores.accuracy[0] == 1.0
 
 
 def test_a_file_of_another_format_gets_one_line(benchmark_dir: Path, tmp_path: Path) -> None:

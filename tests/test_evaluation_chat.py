@@ -201,6 +201,8 @@ def test_chat_cli_counts_invalid_apart_from_wrong_and_extracts(
     expected_invalid = sum(sum(map(ord, q.question.question)) % 3 == 2 for q in questions[:30])
     assert plain["invalid"] == expected_invalid > 0
     assert plain["wrong"] > 0 and plain["correct"] > 0
-    assert plain["missing"] == len(questions) - 30  # --limit answers 30; the rest is missing
+    # --limit answers 30: --allow-partial scores the file on those, the rest is its coverage
+    assert plain["questions"] == 30 and plain["missing"] == 0
+    assert results[False]["coverage"]["missing_ids"] == len(questions) - 30
     extracted = results[True]["breakdowns"]["overall"]["all"]
     assert extracted["invalid"] == 0 and extracted["correct"] == plain["correct"] + expected_invalid

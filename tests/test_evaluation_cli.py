@@ -84,7 +84,7 @@ def test_results_record_what_determines_the_score(evaluated: Path, benchmark_dir
     results = json.loads((evaluated / "report" / "results.json").read_text())
     assert results["benchmark"]["manifest_sha256"] == Benchmark(benchmark_dir).manifest_sha256
     assert results["benchmark"]["split"] == "normal/test"
-    assert results["normalization"]["version"] == "2" and results["taskqa_version"]
+    assert results["normalization"]["version"] == "3" and results["taskqa_version"]
     assert results["bootstrap"] == {"unit": "clip", "resamples": 200, "seed": 0,
                                     "confidence": 0.95, "interval": "percentile"}  # fmt: skip
     model = results["models"][1]
@@ -244,8 +244,14 @@ def test_a_sampled_file_is_scored_on_the_questions_it_answers(
     people, plain_run = models["People"], models["plain"]
     assert people["scored_on"] == "answered" and people["questions_scored"] == asked
     assert people["accuracy"] == pytest.approx(right / asked, abs=1e-6)  # rounded to 6 places
-    assert plain_run["scored_on"] == "split" and plain_run["questions_scored"] == split_size
-    assert plain_run["accuracy"] == pytest.approx(right / split_size, abs=1e-6)  # unasked: missing
+    # the plain file answers the same sample without saying so: --allow-partial scores it on
+    # what it answers too (a missing answer is not a wrong one), and says it is partial
+    assert plain_run["scored_on"] == "answered" and plain_run["partial"]
+    assert not people["partial"]
+    assert plain_run["questions_scored"] == asked
+    assert plain_run["coverage"]["answered"] == asked
+    assert plain_run["coverage"]["questions"] == split_size
+    assert plain_run["accuracy"] == pytest.approx(right / asked, abs=1e-6)
     overall = people["breakdowns"]["overall"]["all"]
     assert overall["questions"] == asked and overall["missing"] == 0
     low, high = overall["ci95"]
@@ -259,7 +265,7 @@ def test_a_sampled_file_is_scored_on_the_questions_it_answers(
     assert oracle_vs_people["questions"] == asked  # only the questions both were scored on
     assert oracle_vs_people["only_first_correct"] == asked - right
     assert oracle_vs_people["accuracy_first"] == 1.0
-    assert pairs[("oracle", "plain")]["questions"] == split_size
+    assert pairs[("oracle", "plain")]["questions"] == asked
     markdown = (tmp_path / "r" / "report.md").read_text()
     assert f"**People was scored on {asked} of the split's {split_size:,} questions**" in markdown
     assert "not comparable question-for-question" in markdown

@@ -38,11 +38,13 @@ benchmark_dir = test_evaluation_fixture.benchmark_dir  # the shared session fixt
         ("yes!", "yes"),
         ("\uff43\uff55\uff50", "cup"),  # full-width letters fold under NFKC
         ("an apple's peel", "apple s peel"),
+        ("The person closed the drawer.", "close drawer"),  # version 3: verb forms, subject
+        ("the cutting board", "cutting board"),  # an object's name keeps its first word
     ],
 )
 def test_normalization_rules(text: str, expected: str) -> None:
     assert normalize_answer(text) == expected
-    assert NORMALIZATION_VERSION == "2"
+    assert NORMALIZATION_VERSION == "3"
 
 
 def test_collisions_list_answers_that_become_one() -> None:

@@ -5,7 +5,9 @@ A scripted model answers five questions of the open-ended task (right, wrong, ve
 capitals, unanswerable) and two whole multiple-choice items (every rotation; right, stated as a
 sentence, wrong); lmms-eval loads the exported task folder, builds the documents, scores them
 with the exported functions and writes its results file. Those results must equal what
-`taskqa evaluate` and `taskqa evaluate --mc` give on the same replies. lmms-eval exits 0 even
+`taskqa evaluate` and `taskqa evaluate --mc` give on the same replies. On a benchmark built with
+`--pairs`, both harnesses also score minimal pairs (both questions right) as `taskqa evaluate`
+does. lmms-eval exits 0 even
 after some errors, so the results file is read, never the exit code alone.
 """
 
@@ -21,14 +23,24 @@ import pytest
 from typer.testing import CliRunner
 
 import test_clip_videos
+from taskqa.benchmark.balance import BalanceConfig
+from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.multiple_choice import read_choice_export, score_choices
 from taskqa.cli import app
+from taskqa.render.recordings import RenderOptions, render_corpus
+from taskqa.simulation.config import SimulationConfig
+from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
+from taskqa.simulation.domain import Domain
 
 rendered_bench = test_clip_videos.rendered_bench  # five rendered recordings, built
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / ".venv-harness" / "bin" / "python"
 RUNNER = Path(__file__).resolve().parent / "harness" / "run_scripted.py"
-OPEN_PROMPT = "\nAnswer the question with a single word or phrase."
+OPEN_PROMPT = (
+    "\nAnswer with a short phrase only: yes or no for a yes/no question; an action as a verb "
+    "phrase (open the fridge); a purpose as to and a verb phrase (to open the fridge); else a "
+    "few words (the blue mug)."
+)
 
 
 def _harness_problem(module: str) -> str | None:
@@ -60,7 +72,9 @@ def _scripted(docs: list[dict]) -> list[str]:
     return [style(d) for d, style in zip(docs, styles, strict=False)]
 
 
-def _taskqa_accuracy(bench: Path, replies: dict[str, str], work: Path) -> dict:
+def _taskqa_accuracy(
+    bench: Path, replies: dict[str, str], work: Path, split: str = "normal/test"
+) -> dict:
     """``taskqa evaluate`` on the replies of a sampled run (scored on what it answered)."""
     work.mkdir(parents=True, exist_ok=True)
     predictions = work / "scripted.jsonl"
@@ -71,7 +85,7 @@ def _taskqa_accuracy(bench: Path, replies: dict[str, str], work: Path) -> dict:
     evaluated = CliRunner().invoke(
         app,
         ["evaluate", "-b", str(bench), "-p", str(predictions), "-o", str(work / "evaluation"),
-         "--allow-partial", "--no-most-likely"],
+         "--split", split, "--allow-partial", "--no-most-likely"],
     )  # fmt: skip
     assert evaluated.exit_code == 0, evaluated.output
     model: dict = json.loads((work / "evaluation" / "results.json").read_text())["models"][0]
@@ -79,7 +93,14 @@ def _taskqa_accuracy(bench: Path, replies: dict[str, str], work: Path) -> dict:
     return model
 
 
-def _lmms_eval(export: Path, task: str, limit: int, replies: dict[str, str], out: Path) -> dict:
+def _lmms_eval(
+    export: Path,
+    task: str,
+    limit: int,
+    replies: dict[str, str],
+    out: Path,
+    clip_fps: float = test_clip_videos.FPS,
+) -> dict:
     script = out / "replies.json"
     out.mkdir(parents=True, exist_ok=True)
     script.write_text(json.dumps(replies))
@@ -96,7 +117,7 @@ def _lmms_eval(export: Path, task: str, limit: int, replies: dict[str, str], out
     written = json.loads(found[-1].read_text())
     # the export's frame sampling travels into lmms-eval's own results
     sampling = written["configs"][task]["metadata"]["frame_sampling"]
-    assert sampling["clip_fps"] == test_clip_videos.FPS
+    assert sampling["clip_fps"] == clip_fps
     results: dict = written["results"][task]
     return results
 
@@ -195,3 +216,84 @@ def test_vlmevalkit_loads_the_dataset_and_scores_as_taskqa_evaluate(
     ours = _taskqa_accuracy(rendered_bench, replies, tmp_path / "ours")
     assert seen["result"]["accuracy"] == pytest.approx(ours["accuracy"])
     assert 0 < seen["result"]["accuracy"] < 1
+
+
+PAIRS_FPS = 0.5
+
+
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory: pytest.TempPathFactory, domain: Domain) -> Path:
+    """Three episodes rendered (tiny frames), built with minimal pairs: the third episode's
+    pairs are the test split's."""
+    root = tmp_path_factory.mktemp("paired")
+    config = SimulationConfig(episodes=3, seed=5)
+    write_simulated_corpus(root / "corpus", config, simulate_corpus(config, domain), domain)
+    options = RenderOptions(fps=PAIRS_FPS, width=32, height=32, views=("first",), backend="tiny")
+    render_corpus(root / "corpus", options=options)
+    balance = BalanceConfig(target=200, balance_by="type")
+    build_benchmark(root / "corpus", root / "bench", BuildConfig(balance=balance, pairs=True))
+    return root / "bench"
+
+
+def _watching(docs: list[dict]) -> dict[str, str]:
+    """Replies by question id: right on every first side of a pair, and on the second side of
+    every other pair (the first side's answer otherwise: the one a blind model would give)."""
+    by_id = {d["id"]: d for d in docs}
+    replies = {}
+    for index, doc in enumerate(d for d in docs if d["pair_side"] == "a"):
+        replies[doc["id"]] = doc["answer"]
+        partner = by_id[doc["partner_id"]]
+        replies[partner["id"]] = partner["answer"] if index % 2 else doc["answer"]
+    return replies
+
+
+@needs_lmms_eval
+def test_lmms_eval_scores_minimal_pairs_as_taskqa_evaluate(paired: Path, tmp_path: Path) -> None:
+    export = tmp_path / "task"
+    result = CliRunner().invoke(app, ["export", "lmms-eval", str(paired), "--out", str(export)])
+    assert result.exit_code == 0, result.output
+    docs = pq.read_table(export / "data" / "pairs" / "test.parquet").to_pylist()
+    assert len(docs) >= 10, "the fixture's test split holds pairs"
+    replies = _watching(docs)
+    by_document = {f"taskqa_pairs#{i}": replies[d["id"]] for i, d in enumerate(docs)}
+    results = _lmms_eval(
+        export, "taskqa_pairs", len(docs), by_document, tmp_path / "pairs", PAIRS_FPS
+    )
+    ours = _taskqa_accuracy(paired, replies, tmp_path / "ours", "pairs/test")
+    assert results["accuracy,none"] == pytest.approx(ours["accuracy"])
+    assert results["pair_accuracy,none"] == pytest.approx(ours["pairs"]["all"]["pair_accuracy"])
+    assert 0 < results["pair_accuracy,none"] < results["accuracy,none"] < 1
+
+
+@needs_vlmeval
+def test_vlmevalkit_scores_minimal_pairs_as_taskqa_evaluate(paired: Path, tmp_path: Path) -> None:
+    export = tmp_path / "vlmeval"
+    result = CliRunner().invoke(
+        app, ["export", "vlmevalkit", str(paired), "--out", str(export), "--nframe", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = (export / "TaskQA_pairs.tsv").read_text().splitlines()
+    header = rows[0].split("\t")
+    docs = [dict(zip(header, row.split("\t"), strict=True)) for row in rows[1:]]
+    # a pair's id is its first question's id, a hyphen, its second's
+    sides = [
+        {"id": d["question_id"], "answer": d["answer"], "partner_id": d["partner_id"],
+         "pair_side": "a" if d["pair_id"].startswith(d["question_id"] + "-") else "b"}
+        for d in docs
+    ]  # fmt: skip
+    replies = _watching(sides)
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    frames_root = tmp_path / "LMUData"
+    frames_root.mkdir()
+    environment = {**os.environ, "LMUData": str(frames_root), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [str(HARNESS), str(RUNNER.with_name("run_vlmeval.py")), str(export), "TaskQA_pairs",
+         "2", str(tmp_path / "replies.json"), str(tmp_path / "seen.json")],
+        capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    ours = _taskqa_accuracy(paired, replies, tmp_path / "ours", "pairs/test")
+    assert seen["result"]["accuracy"] == pytest.approx(ours["accuracy"])
+    assert seen["result"]["pair_accuracy"] == pytest.approx(ours["pairs"]["all"]["pair_accuracy"])
+    assert seen["result"]["pairs"] == ours["pairs"]["all"]["pairs"]

@@ -235,6 +235,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     # HTTP
     ("llm/client.py", "LLMClient._post_with_retries"): "an HTTP request body",
     ("llm/client.py", "LLMClient._post"): "an HTTP reply",
+    ("llm/client.py", "error_detail"): "an HTTP error reply's body",
+    ("llm/client.py", "shorten_reply"): "quotes the start of an unexpected reply in a message",
     ("llm/testing.py", "*"): "the stub chat server's HTTP bodies",
     # messages between the driver and its workers
     ("execution/base.py", "encode_json"): "a shard's result sent back from a worker",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,111 @@ def test_pairs_are_the_same_for_any_number_of_workers(paired: Path, tmp_path: Pa
     for split in ("train", "val", "test"):
         name = f"splits/pairs/{split}.jsonl"
         assert (tmp_path / "again" / name).read_bytes() == (paired / name).read_bytes()
+
+
+# --- pairs outside `taskqa evaluate` (issue 35, item 6) ----------------------------------------
+
+
+def _right_on(questions: list[Any], pairs: list[dict[str, Any]]) -> dict[str, str]:
+    """Replies right on every first side and on the second side of every other pair, wrong on
+    the rest: right on most questions, on half the pairs."""
+    by_id = {q.id: q.question for q in questions}
+    replies: dict[str, str] = {}
+    for index, pair in enumerate(pairs):
+        a, b = by_id[pair["a"]], by_id[pair["b"]]
+        replies[a.id] = a.answer
+        replies[b.id] = b.answer if index % 2 else a.answer  # the other side's answer: wrong
+    return replies
+
+
+def test_pairs_jsonl_names_each_pair(paired: Path) -> None:
+    from taskqa.benchmark.folder import pair_id
+
+    pairs = Benchmark(paired).pairs()
+    ids = [p["id"] for p in pairs]
+    assert len(set(ids)) == len(ids)
+    assert all(p["id"] == pair_id(p["a"], p["b"]) for p in pairs)
+
+
+def test_exports_carry_the_pairing_and_score_pairs_as_evaluate(
+    paired: Path, tmp_path: Path
+) -> None:
+    import csv
+    import importlib.util
+
+    import pyarrow.parquet as pq
+    import yaml
+
+    from taskqa.benchmark.export_lmms import export_lmms_eval
+    from taskqa.benchmark.export_vlmeval import export_vlmevalkit
+    from taskqa.evaluation.evaluate import evaluate, results_json
+    from taskqa.evaluation.metrics import BootstrapConfig
+
+    bench = Benchmark(paired)
+    split = "test" if bench.questions("pairs", "test") else "train"
+    questions = bench.questions("pairs", split)
+    pairs = [p for p in bench.pairs() if p["split"] == split]
+    # the HF export: pairs.jsonl beside the data, and each row of the pairs config names its pair
+    lmms = tmp_path / "lmms"
+    export_lmms_eval(paired, lmms, allow_missing_videos=True)
+    assert (lmms / "pairs.jsonl").read_bytes() == (paired / "pairs.jsonl").read_bytes()
+    hf_split = {"test": "test", "train": "train"}[split]
+    docs = pq.read_table(lmms / "data" / "pairs" / f"{hf_split}.parquet").to_pylist()
+    assert [d["id"] for d in docs] == [q.id for q in questions]
+    by_pair = {p["id"]: p for p in pairs}
+    for doc in docs:
+        pair = by_pair[doc["pair_id"]]
+        side, other = ("a", "b") if doc["pair_side"] == "a" else ("b", "a")
+        assert doc["id"] == pair[side] and doc["partner_id"] == pair[other]
+        assert doc["intervention"] == pair["intervention"]["kind"]
+        assert json.loads(doc["intervention_details"]) == pair["intervention"]
+    assert "pair_id" not in pq.read_table(lmms / "data" / "normal" / "test.parquet").column_names
+    # lmms-eval's pairs task: a pair metric whose aggregation groups by pair id
+    task = yaml.safe_load(
+        (lmms / "taskqa_pairs.yaml").read_text().replace("!function ", "function:")
+    )
+    assert {m["metric"]: m["aggregation"] for m in task["metric_list"]}["pair_accuracy"] == (
+        "function:utils.pair_accuracy"
+    )
+    assert "pair_accuracy" not in (lmms / "taskqa_normal.yaml").read_text()
+    spec = importlib.util.spec_from_file_location("utils", lmms / "utils.py")
+    assert spec and spec.loader
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    replies = _right_on(questions, pairs)
+    scored = [utils.process_results(doc, [replies[doc["id"]]]) for doc in docs]
+    ours = tmp_path / "replies.jsonl"
+    ours.write_text(
+        "".join(json.dumps({"question_id": q, "prediction": r}) + "\n" for q, r in replies.items())
+    )
+    evaluation = evaluate(bench, f"pairs/{split}", [ours], None, BootstrapConfig(20, 0), False)
+    model = results_json(evaluation)["models"][0]
+    lmms_pairs = utils.pair_accuracy([s["pair_accuracy"] for s in scored])
+    assert lmms_pairs == pytest.approx(model["pairs"]["all"]["pair_accuracy"])
+    assert 0.4 < lmms_pairs < 0.6
+    assert utils.mean([s["accuracy"] for s in scored]) == pytest.approx(model["accuracy"])
+    # a pair with one question not asked (lmms-eval --limit) is left out
+    assert utils.pair_accuracy([scored[0]["pair_accuracy"]]) == 0.0
+    # VLMEvalKit's TSV names each question's pair too
+    vlmeval = tmp_path / "vlmeval"
+    export_vlmevalkit(paired, vlmeval, allow_missing_videos=True)
+    with (vlmeval / "TaskQA_pairs.tsv").open(newline="") as stream:
+        rows = list(csv.DictReader(stream, delimiter="\t"))
+    if split == "test":
+        assert [(r["question_id"], r["pair_id"]) for r in rows] == [
+            (d["id"], d["pair_id"]) for d in docs
+        ]
+    assert "def evaluate" in (vlmeval / "taskqa_vlmeval.py").read_text()
+    assert "pair_accuracy" in (vlmeval / "taskqa_vlmeval.py").read_text()
+
+
+def test_the_dataset_card_describes_pairs(paired: Path, tmp_path: Path) -> None:
+    from taskqa.benchmark.export_hf import export_hf
+
+    export_hf(paired, tmp_path / "hf", allow_missing_videos=True)
+    card = " ".join((tmp_path / "hf" / "README.md").read_text().split())
+    assert "- `pairs`: minimal pairs:" in card
+    assert "a pair counts right only if both its questions are right" in card
+    for field in ("pair_id", "pair_side", "partner_id", "intervention"):
+        assert f"`{field}` (config `pairs` only)" in card
+    assert "pairs.jsonl" in card and (tmp_path / "hf" / "pairs.jsonl").is_file()

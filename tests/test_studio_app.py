@@ -328,11 +328,12 @@ def test_catch_failures_flag_the_rater(study: Path, client: TestClient, tmp_path
         client.post(url, data={"csrf": csrf, "submission_id": submission, "answer": answer})
     page = client.get(f"/admin/{admin}").text
     assert "flagged" in page
-    files = CliRunner().invoke(cli_app, ["studio", "export", str(study), "-o", str(tmp_path)])
+    out = tmp_path / "export"  # a folder of its own: tmp_path holds the study (taskqa.outputs)
+    files = CliRunner().invoke(cli_app, ["studio", "export", str(study), "-o", str(out)])
     assert files.exit_code == 0
-    meta = json.loads((tmp_path / "human.meta.json").read_text())
+    meta = json.loads((out / "human.meta.json").read_text())
     assert meta["flagged_raters_left_out"] == ["rater-01"]
-    assert (tmp_path / "human.jsonl").read_text() == ""  # the only answers were the flagged rater's
+    assert (out / "human.jsonl").read_text() == ""  # the only answers were the flagged rater's
 
 
 def test_serve_without_the_studio_extra_says_how_to_install_it(

@@ -22,12 +22,16 @@ from taskqa.execution.options import (
 )
 from taskqa.outputs import (
     BENCHMARK,
+    CAUSAL_GRAPHS,
     CHOICE_EXPORT,
     CORPUS,
     EGOTASKQA,
     EGOTASKQA_QUESTIONS,
     HF_EXPORT,
+    JSON_SCHEMA,
     LMMS_EXPORT,
+    QUESTIONS,
+    STATS,
     VLMEVAL_EXPORT,
     OverwriteOption,
     claim_output,
@@ -177,16 +181,19 @@ def validate(
 def stats(
     corpus: Annotated[Path, typer.Argument(help="A taskqa corpus folder.", callback=input_paths)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for tables and plots.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Corpus statistics as Markdown/JSON tables and PNG plots (EgoTaskQA supplementary style)."""
     from taskqa.corpus import read_corpus
     from taskqa.stats import compute_stats, render_stats_tables, write_stats
 
     recordings = read_corpus(corpus)
+    replaced = claim_output(out, STATS, overwrite)
     summary = compute_stats(recordings)
     for table in render_stats_tables(summary):
         console.print(table)
     written = write_stats(summary, out)
+    _say_replaced(replaced)
     console.print(f"wrote {len(written)} files to {out}", highlight=False)
 
 
@@ -212,6 +219,7 @@ def causal(
             "--no-schemas uses Algorithm 1 on the annotations, as for real recordings."
         ),
     ] = True,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Print the causal dependency structure of a recording; write it as DOT and PNG."""
     from taskqa.atomic import write_bytes, write_text
@@ -222,12 +230,14 @@ def causal(
 
     recordings, templates = read_recordings(corpus)
     chosen = _pick_recording(recordings, recording, corpus)
+    replaced = claim_output(out, CAUSAL_GRAPHS, overwrite) if out is not None else None
     rules = DependencyRules(spatial=spatial, include_visibility=visibility, schemas=schemas)
     structure = build_structure(chosen, rules, corpus_domain(corpus))
     console.print(structure_table(structure, chosen, templates))
     if out is not None:
         write_text(out / f"{chosen.id}.dot", to_dot(structure, chosen, templates))
         write_bytes(out / f"{chosen.id}.png", to_png(structure, chosen))
+        _say_replaced(replaced)
         console.print(f"wrote {chosen.id}.dot and {chosen.id}.png to {out}", highlight=False)
 
 
@@ -270,8 +280,11 @@ def generate(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Generate every question of every template on every clip (EgoTaskQA style)."""
+    """Generate every question of every template on every clip (EgoTaskQA style).
+
+    An earlier questions file at OUT is replaced; any other file only with --overwrite."""
     from taskqa.convert import read_recordings
     from taskqa.execution import journal_beside
     from taskqa.programs.clips import ClipConfig
@@ -285,6 +298,7 @@ def generate(
 
     recordings, verb_templates = read_recordings(corpus)
     chosen = load_templates(templates)
+    replaced = claim_output(out, QUESTIONS, overwrite)
     config = GenerationConfig(
         seed=seed,
         clips=ClipConfig(seconds=clip_seconds),
@@ -307,6 +321,7 @@ def generate(
             journal=journal_beside(out),
         )
     dropped = ", ".join(f"{n:,} {reason}" for reason, n in summary["rejected"].items())
+    _say_replaced(replaced)
     console.print(
         f"wrote {summary['counts'].get('questions', 0):,} questions to {out} "
         f"(rejected: {dropped or 'none'}; summary: {summary_path(out)})",
@@ -405,7 +420,8 @@ def build(
 
     An earlier benchmark in OUT is replaced; any other non-empty folder only with --overwrite."""
     from taskqa.benchmark.balance import BalanceConfig
-    from taskqa.benchmark.build import BuildConfig, build_benchmark
+    from taskqa.benchmark.build import BuildConfig, build_benchmark, interrupted_message
+    from taskqa.benchmark.progress import build_progress
     from taskqa.execution import journal_beside
     from taskqa.questions.template import load_templates
 
@@ -432,18 +448,25 @@ def build(
     )
     chosen = load_templates(templates)
     replaced = claim_output(out, BENCHMARK, overwrite)
-    with reported(), console.status("building") as status:
-        manifest = build_benchmark(
-            corpus,
-            out,
-            config,
-            chosen,
-            workers,
-            lambda message: status.update(message),
-            candidates,
-            execution(executor, workers, ray_address, resume),
-            journal_beside(out),
-        )
+    journal = journal_beside(out)
+    try:
+        # stages as progress bars on a terminal, as lines in a log (benchmark/progress.py)
+        with reported(), build_progress() as said:
+            manifest = build_benchmark(
+                corpus,
+                out,
+                config,
+                chosen,
+                workers,
+                said,
+                candidates,
+                execution(executor, workers, ray_address, resume),
+                journal,
+            )
+    except KeyboardInterrupt:
+        # Ctrl-C: the work kept beside OUT stays for --resume; say what it is
+        errors.print(interrupted_message(out, journal), highlight=False, markup=False)
+        raise typer.Exit(130) from None
     _say_replaced(replaced)
     counts = manifest["counts"]
     console.print(
@@ -537,6 +560,7 @@ def schema(
         SchemaModel, typer.Argument(help="Which model to describe.")
     ] = SchemaModel.recording,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Print the JSON Schema of the recording model (or of a corpus manifest)."""
     from taskqa.jsonio import dumps, write_json
@@ -546,7 +570,9 @@ def schema(
     if out is None:
         typer.echo(dumps(schema, sort_keys=True), nl=False)
         return
+    replaced = claim_output(out, JSON_SCHEMA, overwrite)
     write_json(out, schema, sort_keys=True)
+    _say_replaced(replaced)
     console.print(f"wrote {out}", highlight=False)
 
 
@@ -602,7 +628,7 @@ def _warn_missing_videos(missing: int, clips: int) -> None:
     if missing:
         errors.print(
             f"warning: {missing:,} of {clips:,} clips have no video (their questions have an "
-            "empty video field); run `taskqa render` on the corpus and build again to export them",
+            "empty video field); `taskqa render BENCH` renders them into the benchmark",
             highlight=False,
         )
 
@@ -614,12 +640,20 @@ def export_hf_command(
     name: Annotated[str | None, typer.Option(help="Dataset name (default: the folder's).")] = None,
     overwrite: OverwriteOption = False,
     allow_missing_videos: AllowMissingVideosOption = False,
+    license: Annotated[
+        str,
+        typer.Option(
+            "--license",
+            help="The licence the dataset card and Croissant give, as a Hugging Face licence id "
+            "(cc-by-4.0, cc-by-nc-4.0, mit, other, ...).",
+        ),
+    ] = "cc-by-4.0",
 ) -> None:
     """Parquet splits, a dataset card with `configs`, and Croissant JSON-LD with RAI fields."""
     from taskqa.benchmark.export_hf import export_hf
 
     replaced = claim_output(out, HF_EXPORT, overwrite)
-    files = export_hf(bench, out, name, allow_missing_videos=allow_missing_videos)
+    files = export_hf(bench, out, name, allow_missing_videos=allow_missing_videos, license=license)
     _say_replaced(replaced)
     _warn_missing_videos(files.missing_videos, files.clips)
     console.print(
@@ -641,8 +675,11 @@ def export_lmms_command(
     files = export_lmms_eval(bench, out, allow_missing_videos=allow_missing_videos)
     _say_replaced(replaced)
     _warn_missing_videos(files.missing_videos, files.clips)
+    # the task names are the YAML files written, one open and one multiple-choice task a family
+    tasks = sorted(path.stem for path in files if path.suffix == ".yaml" and path.parent == out)
     console.print(
-        f"wrote {len(files)} files to {out} (tasks taskqa_normal, taskqa_indirect)", highlight=False
+        f"wrote {len(files)} files to {out} ({len(tasks)} tasks: {', '.join(tasks)})",
+        highlight=False,
     )
 
 
@@ -709,9 +746,24 @@ app.add_typer(physics_app, name="physics")
 from taskqa.verify.cli import app as verify_app  # noqa: E402
 
 app.add_typer(verify_app, name="verify")
+from taskqa.render import benchmark_videos as render_benchmark  # noqa: E402
 from taskqa.render.cli import app as render_app  # noqa: E402
 
 app.add_typer(render_app, name="render")
+
+
+def _benchmark_videos() -> render_benchmark.BenchmarkVideos:
+    """`taskqa render BENCH`'s view of a benchmark folder (render cannot import benchmark/)."""
+    from taskqa.benchmark import folder
+
+    return render_benchmark.BenchmarkVideos(
+        folder.benchmark_of,
+        folder.recordings_without_video,
+        lambda bench: folder.rewrite_video_list(bench).line(bench),
+    )
+
+
+render_benchmark.benchmark_videos = _benchmark_videos
 from taskqa.procedural.cli import app as procedural_app  # noqa: E402
 
 app.add_typer(procedural_app, name="procedural")

@@ -214,7 +214,7 @@ def load_json(path: Path) -> Any:
     if path.is_dir():
         raise InvalidInputError([Problem(name, "", "is a folder; expected a JSON file")])
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is read past (BOM)
     except FileNotFoundError:
         raise InvalidInputError([Problem(name, "", "file not found")]) from None
     except UnicodeDecodeError as error:
@@ -228,8 +228,11 @@ def parse_json(text: str | bytes, file: str | Path, location: Location, line: in
     """``json.loads`` whose failures name ``file`` and ``location``; ``line`` numbers a JSON Lines
     record. Refuses what parses but breaks later: nesting too deep for Python's stack, integers
     longer than Python converts, and lone surrogates, which cannot be written back as UTF-8."""
+    # A UTF-8 byte-order mark (Windows editors write one; pandas and `datasets` read past it)
+    # is not JSON: it goes before parsing, so every reader accepts such a file. Bytes are
+    # decoded here, as UTF-8 only: json.loads would guess UTF-16 from a BOM.
+    text = text.removeprefix(BOM) if isinstance(text, str) else text.removeprefix(UTF8_BOM)
     try:
-        # bytes are decoded here, as UTF-8 only: json.loads would guess UTF-16 from a stray BOM
         value = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except json.JSONDecodeError as error:
         message = f"invalid JSON: {json_reason(error, line)}"
@@ -258,6 +261,8 @@ def json_reason(error: json.JSONDecodeError, line: int = 0) -> str:
 
 
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+BOM = "\ufeff"
+UTF8_BOM = BOM.encode("utf-8")
 
 
 def _refuse_lone_surrogates(value: Any, file: str | Path, location: Location) -> None:
@@ -299,6 +304,8 @@ def jsonl_lines(path: Path, name: str | None = None) -> Iterator[tuple[int, int,
     with stream:
         index = 0
         for number, raw in enumerate(stream, start=1):
+            if number == 1:  # a byte-order mark opens the file, not its first record
+                raw = raw.removeprefix(UTF8_BOM)
             if not raw.strip():
                 continue
             # without its line ending: a record cut inside a string reads "Unterminated string"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,7 @@ def to_html(report: Report) -> str:
             level = min(max(block.level, 2), 6)
             parts.append(f"<h{level}>{html.escape(block.text)}</h{level}>")
         elif isinstance(block, Paragraph):
-            parts.append(f"<p>{html.escape(block.text)}</p>")
+            parts.append(f"<p>{inline_html(block.text)}</p>")
         elif isinstance(block, Table):
             parts.append(_html_table(block))
         else:
@@ -137,6 +138,21 @@ def to_html(report: Report) -> str:
             )
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+# A paragraph's Markdown emphasis and code, as the HTML page shows them (escaped first, so that
+# nothing else of the text can become markup): "**a**", "*a*" and "`a`" were shown with their
+# marks. An asterisk beside a space ("close * cupboard") is no emphasis, as in Markdown.
+_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_EMPHASIS = re.compile(r"(?<![*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![*\w])")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def inline_html(text: str) -> str:
+    """``text`` escaped for HTML, with its ``**strong**``, ``*emphasis*`` and ``code`` marked up."""
+    marked = _CODE.sub(r"<code>\1</code>", html.escape(text))
+    marked = _STRONG.sub(r"<strong>\1</strong>", marked)
+    return _EMPHASIS.sub(r"<em>\1</em>", marked)
 
 
 def _html_table(table: Table) -> str:

@@ -4,7 +4,9 @@
         --tasks taskqa_normal --include_path EXPORT --limit 5 --output_path OUT --force_simple
 
 The model answers each request with the reply its prompt (the document's text as lmms-eval
-builds it) has in the replies file, and "no idea" otherwise; it never looks at the video. It is
+builds it) has in the replies file, and "no idea" otherwise; it never looks at the video. A
+reply keyed ``TASK#DOC_ID`` answers that one document whatever its text: the two questions of a
+minimal pair share their text, and a model that watches answers them apart. It is
 registered in lmms-eval's model registry (0.7's ``MODEL_REGISTRY_V2``) before the CLI parses
 its arguments, so everything else is lmms-eval's: task loading, documents, scoring, results.
 """
@@ -24,7 +26,12 @@ class Scripted(lmms):
         super().__init__()
 
     def generate_until(self, requests):
-        return [REPLIES.get(request.args[0], "no idea") for request in requests]
+        # arguments: (context, generation kwargs, doc_to_visual, doc_id, task, split)
+        return [
+            REPLIES.get(f"{request.args[4]}#{request.args[3]}")
+            or REPLIES.get(request.args[0], "no idea")
+            for request in requests
+        ]
 
     def loglikelihood(self, requests):
         raise NotImplementedError("the taskqa tasks only generate")

@@ -3,13 +3,17 @@
 The folder layout is documented in docs/benchmark-folder.md. Every step is seeded and global,
 so the same corpus, templates and configuration give byte-identical files for any number of
 workers; the manifest lists every file with its sha256.
+
+A build says what it will do in one line, then each stage as it goes (``BuildProgress``). With
+a ``journal`` (the command line's: a hidden folder beside the output) the work of its long
+stages is kept there until the build ends, so that an interrupted build resumed with
+``execution.resume`` takes it up again: the generation shards and the candidates they made,
+the grounding shards, the minimal pairs' episodes and grounding shards, and the pairs' second
+recordings already rendered (``kept_work`` says what is there).
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,12 +25,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa import __version__
 from taskqa.answers import normalize_answer
-from taskqa.atomic import sha256_file, staged_directory, write_text
+from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.evidence import cap_single_frame, per_template, tag_records
-from taskqa.benchmark.folder import CLIPS, MANIFEST, SplitQuestion
+from taskqa.benchmark.folder import (
+    CLIPS,
+    MANIFEST,
+    VIDEOS,
+    SplitQuestion,
+    corpus_digest,
+    file_digests,
+    has_video,
+    video_list,
+)
 from taskqa.benchmark.generalisation import (
     Family,
     held_out_objects,
@@ -40,15 +53,17 @@ from taskqa.benchmark.pairs import (
     add_second_recordings,
     blind_pair_scores,
     pairs_for_build,
+    simulated_count,
     write_pairs,
 )
+from taskqa.benchmark.progress import BuildProgress, NoProgress
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
 from taskqa.convert import read_recordings
 from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
-from taskqa.execution import Execution
-from taskqa.jsonio import dumps, load_json, record_line, write_jsonl
-from taskqa.model import Recording, VideoRef
+from taskqa.execution import Execution, fingerprint
+from taskqa.jsonio import dumps, dumps_compact, load_json, record_line, write_json, write_jsonl
+from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 from taskqa.programs.clips import ClipRecord, clip_record, read_clips
 from taskqa.questions.generate import (
@@ -61,8 +76,6 @@ from taskqa.questions.generate import (
 from taskqa.questions.records import Question
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
-
-Stage = Callable[[str], None]
 
 
 class BuildConfig(BaseModel):
@@ -94,7 +107,7 @@ def build_benchmark(
     config: BuildConfig,
     templates: Sequence[Template] | None = None,
     workers: int = 1,
-    on_stage: Stage | None = None,
+    progress: BuildProgress | None = None,
     candidates_file: Path | None = None,
     execution: Execution | None = None,
     journal: Path | None = None,
@@ -103,30 +116,26 @@ def build_benchmark(
 
     ``candidates_file`` reuses questions ``taskqa generate`` already made from this corpus (with
     its summary beside it), so balancing can be tried several ways without generating again.
+    ``journal`` is the folder (and the stem of the folders beside it) that keeps the long
+    stages' work until the build ends, for ``execution.resume`` after an interruption.
     """
-    say = on_stage or (lambda _message: None)
+    said = progress or NoProgress()
+    execution = execution or Execution(workers=workers)
     recordings, verb_templates = read_recordings(corpus)
     chosen = list(templates) if templates is not None else load_templates()
     generation = config.generation.model_copy(update={"seed": config.seed})
     balancing = config.balance.model_copy(update={"seed": config.seed})
+    said.note(build_plan(corpus, recordings, config, candidates_file))
     with staged_directory(out) as stage:
         if candidates_file is None:
-            say(f"generating candidates from {len(recordings)} recordings")
-            candidates_file = stage / ".candidates.jsonl"
-            summary = generate_file(
-                recordings,
-                chosen,
-                candidates_file,
-                generation,
-                verb_templates,
-                workers,
-                execution=execution,
-                journal=journal,
+            candidates_file, summary = _generate(
+                recordings, chosen, generation, verb_templates, execution, stage, journal, said
             )
         else:
             summary, generation = _candidates_generation(candidates_file)
             config = config.model_copy(update={"generation": generation})
         clips = read_clips(clips_path(candidates_file), _shown(candidates_file, clips_path))
+        said.stage("grounding check: is each question's evidence on screen")
         grounded = ground_candidates(
             corpus,
             recordings,
@@ -135,11 +144,11 @@ def build_benchmark(
             clips,
             stage / ".candidates.jsonl",
             config.grounding,
-            execution or Execution(workers=workers),
+            execution,
             journal,
-            say,
+            said.status,
         )
-        say("balancing")
+        said.stage("balancing")
         candidates = read_candidates(grounded.path, balancing.with_reference)
         if not candidates.ids:
             # refused here, before an empty benchmark reaches baselines and exports
@@ -154,7 +163,7 @@ def build_benchmark(
             raise InvalidInputError([Problem(str(corpus), "", message)])
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         _keep_distinct_aliases(records.values())
-        say("auditing what each answer needs of its clip")
+        said.stage("auditing what each answer needs of its clip")
         evidence = _audit_evidence(
             records, recordings, clips, verb_templates, _shown(candidates_file, clips_path), corpus
         )
@@ -175,7 +184,7 @@ def build_benchmark(
             evidence["dropped_by_cap"] = len(capped)
         evidence["kept"] = per_template(records.values())
         _keep_present_direct_forms(records.values())
-        say("splitting")
+        said.stage("splitting, with each split family's diagnostics")
         assignments = {
             "normal": normal_split(
                 candidates, balanced.rows, config.seed, config.disjoint, balanced.partners
@@ -207,24 +216,30 @@ def build_benchmark(
                 verb_templates,
                 config.seed,
                 config.grounding,
-                execution or Execution(workers=workers),
+                execution,
                 stage,
-                say,
+                said,
+                kept_folder(journal, "pairs"),
             )
             sizes[PAIR_FAMILY] = write_pairs(stage, built_pairs)
             built_pairs.summary["blind"] = blind_pair_scores(built_pairs.pairs)
-        say("writing corpus copy, video list and report")
+        said.stage("writing the corpus copy, video list and report")
         _copy_corpus(corpus, recordings, stage / "corpus")
         used = _used_clips(clips, records.values(), candidates_file)
         every_recording = list(recordings)
         if built_pairs is not None:
             every_recording += add_second_recordings(
-                stage / "corpus", built_pairs, execution or Execution(workers=workers), say
+                stage / "corpus",
+                built_pairs,
+                execution,
+                said,
+                kept_folder(journal, "pairs-videos"),
             )
             known = {clip.id for clip in used}
             used += [clip for clip in built_pairs.clips if clip.id not in known]
+            said.stage("writing the video list and report")
         write_jsonl(stage / CLIPS, (clip_record(r.clip, r.generation) for r in used))
-        write_text(stage / "videos.csv", _video_list(every_recording, used))
+        write_text(stage / VIDEOS, video_list(every_recording, used))
         write_text(
             stage / "diagnostics" / "diagnostics.json",
             dumps(
@@ -260,7 +275,7 @@ def build_benchmark(
             "corpus": {
                 "path": str(corpus),
                 "recordings": len(recordings),
-                "sha256": _corpus_digest(stage / "corpus"),
+                "sha256": corpus_digest(stage / "corpus"),
             },
             "config": config.model_dump(mode="json"),
             # how the questions were made (the candidates' own settings when given): clips.jsonl
@@ -275,10 +290,161 @@ def build_benchmark(
                 **{f"{family}/{split}": n for family, s in sizes.items() for split, n in s.items()},
             },
             "grounding": grounded.summary(),
-            "files": _digests(stage),
+            "files": file_digests(stage),
         }
         write_text(stage / MANIFEST, dumps(manifest))
+    said.finish()
+    if journal is not None:
+        for _, folder in kept_folders(journal):
+            shutil.rmtree(folder, ignore_errors=True)
     return manifest
+
+
+def build_plan(
+    corpus: Path,
+    recordings: Sequence[Recording],
+    config: BuildConfig,
+    candidates_file: Path | None,
+) -> str:
+    """The line a build starts with: what it reads, simulates and renders."""
+    rendered = sum(1 for r in recordings if has_video(corpus, r)) if is_corpus(corpus) else 0
+    shown = f"{rendered:,} of them rendered" if rendered else "none rendered"
+    parts = [f"building from {len(recordings):,} recordings ({shown})"]
+    parts.append(
+        f"questions from {candidates_file}"
+        if candidates_file is not None
+        else "questions generated from every recording"
+    )
+    if config.grounding:
+        parts.append("each checked on screen (low-resolution masks drawn, cached)")
+    if config.pairs:
+        episodes = simulated_count(recordings)
+        parts.append(
+            f"--pairs: {episodes:,} episodes simulated again, each with up to 16 changes; "
+            + (
+                f"the second recordings of the pairs of the {rendered:,} rendered episodes "
+                "rendered as the corpus's videos were (the rest: `taskqa render BENCH`)"
+                if rendered
+                else "nothing rendered (`taskqa render BENCH` renders the benchmark's videos)"
+            )
+        )
+    elif not rendered:
+        parts.append("nothing rendered")
+    return "; ".join(parts)
+
+
+def _generate(
+    recordings: Sequence[Recording],
+    templates: Sequence[Template],
+    generation: GenerationConfig,
+    verb_templates: dict[str, str] | None,
+    execution: Execution,
+    stage: Path,
+    journal: Path | None,
+    said: BuildProgress,
+) -> tuple[Path, dict[str, Any]]:
+    """Every candidate question, and generation's summary. With a journal they are written
+    beside the output rather than into the staged folder, which an interruption deletes, and
+    a resumed build takes them as they are (``build-candidates.json`` says for which run)."""
+    folder = kept_folder(journal, "candidates")
+    path = (folder or stage) / ".candidates.jsonl"
+    settings = [[t.digest() for t in templates], generation.model_dump(mode="json")]
+    run = fingerprint(
+        "build candidates",
+        dumps_compact([settings, verb_templates]),
+        *(r.model_dump_json() for r in recordings),
+    )
+    if folder is not None:
+        marker = folder / KEPT_CANDIDATES
+        if execution.resume and marker.is_file():
+            if load_json(marker) != {"run": run}:
+                message = (
+                    "the interrupted build had other inputs or settings; run again without "
+                    "--resume to start over"
+                )
+                raise InvalidInputError([Problem(str(folder), "", message)])
+            said.note(f"resuming: the candidates generated before are in {folder}")
+            return path, load_json(summary_path(path))
+        shutil.rmtree(folder, ignore_errors=True)
+    said.stage("generating candidates", len(recordings))
+    summary = generate_file(
+        recordings,
+        templates,
+        path,
+        generation,
+        verb_templates,
+        on_progress=said.advance,
+        execution=execution,
+        journal=journal,
+    )
+    if folder is not None:
+        write_json(folder / KEPT_CANDIDATES, {"run": run})  # last: the folder is complete
+    return path, summary
+
+
+KEPT_CANDIDATES = "build-candidates.json"
+# The folders beside the output that keep a build's work until it ends, after the journal's own
+# name (``.BENCH.shards``): what each holds, for the message an interruption prints.
+KEPT = (
+    ("", "generation shards"),
+    ("candidates", "generated candidates"),
+    ("grounding", "grounding-check shards"),
+    ("pairs", "minimal-pair episodes"),
+    ("pairs-grounding", "minimal-pair grounding-check shards"),
+    ("pairs-videos", "rendered second recordings"),
+)
+
+
+def kept_folder(journal: Path | None, part: str) -> Path | None:
+    """The folder beside the output that keeps ``part`` of a build (None without a journal)."""
+    if journal is None:
+        return None
+    return journal.with_name(f"{journal.name}-{part}") if part else journal
+
+
+def kept_folders(journal: Path) -> list[tuple[str, Path]]:
+    """Every folder a build may keep beside its output, with what it holds."""
+    return [(what, journal.with_name(f"{journal.name}-{part}") if part else journal)
+            for part, what in KEPT]  # fmt: skip
+
+
+def kept_work(journal: Path) -> list[str]:
+    """What an interrupted build left for ``--resume``, one phrase per folder that holds work
+    (``minimal-pair episodes: 12 of 30 done (.bench.shards-pairs)``)."""
+    from taskqa.execution.journal import JOURNAL
+
+    said = []
+    for what, folder in kept_folders(journal):
+        if (folder / KEPT_CANDIDATES).is_file():
+            said.append(f"{what}: all ({folder.name})")
+            continue
+        header = folder / JOURNAL
+        if not header.is_file():
+            header = folder / ".journal" / JOURNAL  # the rendered recordings' own journal
+        try:
+            total = int(load_json(header)["shards"])
+        except (InvalidInputError, OSError, KeyError, TypeError, ValueError):
+            continue
+        done = sum(1 for _ in header.parent.glob("*.sha256"))
+        if done:
+            said.append(f"{what}: {done:,} of {total:,} done ({folder.name})")
+    return said
+
+
+def interrupted_message(out: Path, journal: Path) -> str:
+    """What an interrupted build prints: what it kept and how to take it up again."""
+    kept = kept_work(journal)
+    if not kept:
+        return (
+            f"build interrupted; {out} was not written and no stage had finished work to keep "
+            "(masks the grounding check drew stay cached); run the command again"
+        )
+    return (
+        f"build interrupted; {out} was not written. Kept beside it for --resume: "
+        + "; ".join(kept)
+        + ". Run the same command with --resume to go on from there (without --resume the "
+        "build starts over and removes them)."
+    )
 
 
 def _audit_evidence(
@@ -486,56 +652,6 @@ def _used_clips(
         )
         raise InvalidInputError([Problem(str(candidates), "", message)])
     return [record for clip, record in clips.items() if clip in used]
-
-
-def _video_list(recordings: Sequence[Recording], clips: Sequence[ClipRecord]) -> str:
-    """Where each clip's pixels are: recording, agent, view, video, start and end seconds."""
-    by_id = {recording.id: recording for recording in recordings}
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["clip", "recording", "agent", "view", "video", "start_s", "end_s"])
-    for clip in clips:
-        recording = by_id[clip.recording]
-        videos: list[VideoRef | None] = [
-            v for v in recording.videos if v.agent in (None, clip.agent)
-        ]
-        for video in videos or [None]:
-            writer.writerow(
-                [
-                    clip.id,
-                    recording.id,
-                    clip.agent,
-                    video.view.value if video else "",
-                    _video_path(video.uri) if video else "",
-                    f"{clip.start:.3f}",
-                    f"{clip.end:.3f}",
-                ]
-            )
-    return buffer.getvalue()
-
-
-def _video_path(uri: str) -> str:
-    """A video as ``videos.csv`` names it: relative to the benchmark folder, whose ``corpus/``
-    is a copy of the corpus (rendered files included); URLs and ``sim://`` addresses as they are.
-    """
-    if "://" in uri or Path(uri).is_absolute():
-        return uri
-    return f"corpus/{uri}"
-
-
-def _digests(folder: Path) -> dict[str, str]:
-    return {
-        path.relative_to(folder).as_posix(): sha256_file(path)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name != MANIFEST
-    }
-
-
-def _corpus_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for name, value in _digests(folder).items():
-        digest.update(f"{name}:{value}\n".encode())
-    return digest.hexdigest()
 
 
 def counts_by_answer(records: Sequence[Mapping[str, Any]]) -> Counter[str]:

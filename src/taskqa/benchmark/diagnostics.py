@@ -108,29 +108,30 @@ def chance_values(train: Sequence[Record], test: Sequence[Record]) -> list[float
     return values
 
 
-def chance(train: Sequence[Record], test: Sequence[Record]) -> dict[str, float | int]:
+def chance(train: Sequence[Record], test: Sequence[Record]) -> dict[str, float | int | None]:
     """The chance reference (``chance_values``) averaged like ``accuracy``. A blind model is
     judged against the larger of this and most likely: most likely is low where a type mixes
     many answer vocabularies, chance where one question allows few answers."""
     return _averaged(test, chance_values(train, test))
 
 
-def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, float | int]:
+def accuracy(test: Sequence[Record], predictions: Sequence[str]) -> dict[str, float | int | None]:
     """Accuracy over all questions and over binary (yes/no answer) and open ones."""
     hits = [float(p == r["answer"]) for r, p in zip(test, predictions, strict=True)]
     return _averaged(test, hits)
 
 
-def _averaged(test: Sequence[Record], values: Sequence[float]) -> dict[str, float | int]:
-    """Per-question ``values`` averaged (in %) over all, binary and open questions."""
+def _averaged(test: Sequence[Record], values: Sequence[float]) -> dict[str, float | int | None]:
+    """Per-question ``values`` averaged (in %) over all, binary and open questions; None for a
+    group without questions (a split with no yes/no question has no yes/no accuracy, not 0)."""
     groups: dict[str, list[float]] = defaultdict(list)
     for record, value in zip(test, values, strict=True):
         groups["all"].append(value)
         groups["binary" if record["answer"] in ("yes", "no") else "open"].append(value)
-    result: dict[str, float | int] = {"questions": len(test)}
+    result: dict[str, float | int | None] = {"questions": len(test)}
     for group in ("all", "binary", "open"):
         found = groups.get(group, [])
-        result[group] = round(100 * sum(found) / len(found), 2) if found else 0.0
+        result[group] = round(100 * sum(found) / len(found), 2) if found else None
     return result
 
 

@@ -1,7 +1,10 @@
 """``taskqa export hf``: a built benchmark as a Hugging Face dataset folder plus Croissant.
 
-Each split family is a dataset config (``normal``, ``indirect``) with train/validation/test
-Parquet files; ``README.md`` is a dataset card whose YAML ``configs`` block tells
+Each split family is a dataset config (``normal``, ``indirect``, the generalisation families and,
+from a build with ``--pairs``, ``pairs``) with train/validation/test Parquet files; the ``pairs``
+config's rows name their pair (``pair_id``, ``pair_side``, ``partner_id``, ``intervention``) and
+``pairs.jsonl`` is copied beside them, so pair accuracy can be scored without taskqa;
+``README.md`` is a dataset card whose YAML ``configs`` block tells
 ``datasets.load_dataset(DIR, "normal")`` where they are; ``croissant.json`` describes the same
 files in Croissant 1.0 JSON-LD with the responsible-AI (RAI) fields that NeurIPS datasets
 submissions ask for. ``videos.csv`` says which recording, view and time span each clip comes
@@ -35,15 +38,19 @@ from taskqa.benchmark.export_choice import (
     write_choice_parquet,
 )
 from taskqa.benchmark.folder import (
+    CORPUS,
     MANIFEST,
+    PAIR_FAMILY,
+    PAIRS,
     Benchmark,
     VideoClip,
     VideoIndex,
     families_in,
+    pair_ids,
     read_videos,
 )
 from taskqa.benchmark.multiple_choice import choice_items
-from taskqa.jsonio import load_json, read_jsonl_objects, write_json
+from taskqa.jsonio import load_json, read_jsonl_objects, record_text, write_json
 from taskqa.problems import InvalidInputError, Problem
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
@@ -78,6 +85,41 @@ SCHEMA = pa.schema(
         ("end_s", pa.float64()),
     ]
 )
+# The pairs config's own columns: which minimal pair a question is in, and how its two
+# recordings differ (docs/minimal-pairs.md).
+PAIR_SCHEMA = pa.schema(
+    [
+        *SCHEMA,
+        ("pair_id", pa.string()),
+        ("pair_side", pa.string()),
+        ("partner_id", pa.string()),
+        ("intervention", pa.string()),
+        ("intervention_details", pa.string()),  # JSON object
+    ]
+)
+PAIR_DESCRIPTIONS = {
+    "pair_id": "The minimal pair the question is in (pairs.jsonl's id): a pair counts right "
+    "only if both its questions are right.",
+    "pair_side": "a: asked of the recording as it was simulated; b: of the same episode changed "
+    "in one place.",
+    "partner_id": "The id of the pair's other question: the same text on the same clip window "
+    "of the other recording, with another answer.",
+    "intervention": "What differs between the pair's recordings: skip (an action does not "
+    "happen), fail (an action is tried and fails), reorder (two actions swap), initial-state "
+    "(an object starts in another state).",
+    "intervention_details": "The change as a JSON object: kind, person, frame and action text, "
+    "or object, attribute and value.",
+}
+LICENSE = "cc-by-4.0"  # the default licence of an export's questions and rendered videos
+LICENSE_URLS = {
+    "cc-by-4.0": "https://creativecommons.org/licenses/by/4.0/",
+    "cc-by-sa-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
+    "cc-by-nc-4.0": "https://creativecommons.org/licenses/by-nc/4.0/",
+    "cc-by-nc-sa-4.0": "https://creativecommons.org/licenses/by-nc-sa/4.0/",
+    "cc0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
+    "mit": "https://opensource.org/licenses/MIT",
+    "apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0",
+}
 DESCRIPTIONS = {
     "id": "Stable question id (hash of clip, template and parameters).",
     "recording": "The recording the clip comes from.",
@@ -124,12 +166,19 @@ class ExportedFiles(list[Path]):
 
 
 def export_hf(
-    bench: Path, out: Path, name: str | None = None, *, allow_missing_videos: bool = False
+    bench: Path,
+    out: Path,
+    name: str | None = None,
+    *,
+    allow_missing_videos: bool = False,
+    license: str = LICENSE,
 ) -> ExportedFiles:
     """Write the Hugging Face / Croissant export of ``bench`` to ``out``; return its files.
 
     Refused (``InvalidInputError``) when a question's clip has no video file, unless
-    ``allow_missing_videos``: run ``taskqa render`` on the corpus and build again instead.
+    ``allow_missing_videos``: run ``taskqa render BENCH`` instead, which renders them.
+    ``license`` is a Hugging Face licence id (``cc-by-4.0``, ``mit``, ``other``...): the
+    dataset card's and Croissant's.
     """
     manifest = _manifest(bench)
     title = name or bench.resolve().name
@@ -141,6 +190,8 @@ def export_hf(
     missing = [clip for clip in clips if not _has_video(rows_by_clip.get(clip))]
     if missing and not allow_missing_videos:
         raise InvalidInputError([missing_videos_problem(bench, len(missing), len(clips))])
+    benchmark = Benchmark(bench)
+    pairing = _pairing(benchmark.pairs())
     with staged_directory(out) as stage:
         cut = cut_clip_videos(rows_by_clip.values(), stage / "videos")
         names = _named_videos(csv_path, rows_by_clip)
@@ -151,11 +202,13 @@ def export_hf(
             for split, hf_split in HF_SPLITS.items():
                 rows = records[family, split]
                 relative = f"data/{family}/{hf_split}.parquet"
-                _write_parquet(stage / relative, rows, rows_by_clip, cut, names)
+                paired = pairing if family == PAIR_FAMILY else None
+                _write_parquet(stage / relative, rows, rows_by_clip, cut, names, paired)
                 files[relative] = sha256_file(stage / relative)
                 counts[family][hf_split] = len(rows)
+        if (bench / PAIRS).is_file():
+            shutil.copyfile(bench / PAIRS, stage / PAIRS)
         # the multiple-choice form of every family (docs/multiple-choice.md)
-        benchmark = Benchmark(bench)
         for family in list(counts):
             items = choice_items(benchmark, family)
             counts[family + MC_SUFFIX] = {}
@@ -171,8 +224,10 @@ def export_hf(
                 counts[family + MC_SUFFIX][hf_split] = asks
         if csv_path.is_file():
             shutil.copyfile(csv_path, stage / "videos.csv")
-        write_text(stage / "README.md", dataset_card(title, manifest, counts))
-        write_json(stage / "croissant.json", croissant(title, files))
+        simulated = _simulated(bench)
+        card = dataset_card(title, manifest, counts, license=license, simulated=simulated)
+        write_text(stage / "README.md", card)
+        write_json(stage / "croissant.json", croissant(title, files, license=license))
     written = (p for p in out.rglob("*") if p.is_file())
     return ExportedFiles(written, clips=len(clips), missing_videos=len(missing))
 
@@ -181,10 +236,37 @@ def missing_videos_problem(bench: Path, missing: int, clips: int) -> Problem:
     message = (
         f"{missing} of {clips} clips have no video file (videos.csv gives a sim:// address, "
         "a file that is not there or no row), so a model would be asked about videos it "
-        "cannot see; run `taskqa render` on the corpus and `taskqa build` again, or pass "
+        f"cannot see; run `taskqa render {bench}` to render them (it renders the recordings "
+        "its clips use that have none, and lists them in videos.csv), or pass "
         "--allow-missing-videos to export the questions without those videos"
     )
     return Problem(str(bench), "", message)
+
+
+def _pairing(pairs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """Question id -> its pair columns (``PAIR_SCHEMA``), from ``pairs.jsonl``."""
+    columns: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        a, b = str(pair["a"]), str(pair["b"])
+        intervention = pair.get("intervention") or {}
+        shared = {
+            "pair_id": pair_ids(pair),
+            "intervention": str(intervention.get("kind", "")),
+            "intervention_details": record_text(intervention, sort_keys=True),
+        }
+        columns[a] = {**shared, "pair_side": "a", "partner_id": b}
+        columns[b] = {**shared, "pair_side": "b", "partner_id": a}
+    return columns
+
+
+def _simulated(bench: Path) -> bool:
+    """Whether the benchmark's recordings come from taskqa's simulated world."""
+    from taskqa.corpus import read_manifest
+
+    try:
+        return read_manifest(bench / CORPUS).generator.startswith("taskqa.simulation")
+    except InvalidInputError:
+        return False
 
 
 def _has_video(row: VideoClip | None) -> bool:
@@ -220,13 +302,18 @@ def _write_parquet(
     videos: Mapping[str, VideoClip] | None = None,
     cut: Mapping[str, str] | None = None,
     names: Mapping[str, str] | None = None,
+    pairing: Mapping[str, Mapping[str, str]] | None = None,
 ) -> None:
-    columns: dict[str, list[Any]] = {field.name: [] for field in SCHEMA}
+    """A split's rows; with ``pairing`` (the pairs family) each row names its pair too."""
+    schema = SCHEMA if pairing is None else PAIR_SCHEMA
+    columns: dict[str, list[Any]] = {field.name: [] for field in schema}
     videos, cut, names = videos or {}, cut or {}, names or {}
+    unpaired = dict.fromkeys(PAIR_DESCRIPTIONS, "")
     for record in records:
         tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]
         row = {
             **_video_columns(record["clip"], videos, cut, names),
+            **(pairing.get(str(record["id"]), unpaired) if pairing is not None else {}),
             **record,
             "answer_aliases": list(record.get("answer_aliases", [])),
             "answer_choices": list(record.get("answer_choices", [])),
@@ -240,7 +327,7 @@ def _write_parquet(
             values.append(row[name])
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
-    pq.write_table(pa.table(columns, schema=SCHEMA), temporary, compression="zstd")
+    pq.write_table(pa.table(columns, schema=schema), temporary, compression="zstd")
     temporary.replace(path)
 
 
@@ -274,7 +361,40 @@ def _named_videos(path: Path, chosen: Mapping[str, VideoClip]) -> dict[str, str]
     return names
 
 
-def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+# What each split family is, as the dataset card says it (docs/balancing.md, "Splits";
+# docs/minimal-pairs.md).
+FAMILY_TEXTS = {
+    "normal": "stratified by reasoning type and answer (3 : 1 : 1); the yes and no questions of "
+    "one text are dealt together, so every split keeps them 50/50.",
+    "indirect": 'tests questions that refer to actions and objects indirectly ("the action '
+    'right after ...", "the first object whose status the person changed") with training '
+    "on direct references.",
+    "novel-composition": "concept pairs the question text shows (a verb with an object, an "
+    "attribute with an object) are held out of train; their questions go 1 : 1 to validation "
+    "and test, so test combines known concepts anew.",
+    "more-steps": "train and validation hold programs of at most k reasoning steps, test the "
+    "longer ones.",
+    "held-out-objects": "objects some recordings lack (a category or a colour) are held out: "
+    "the recordings using one go whole to validation or test, so train never sees it.",
+    PAIR_FAMILY: "minimal pairs: each simulated episode simulated again with one change (an "
+    "action skipped, failed or done in another order, or an object starting in another "
+    "state), and one question text asked of the same clip window of both recordings, with two "
+    "different answers. Both questions of a pair are in one split, drawn per episode (20% "
+    "test, 10% validation). Score per pair: a pair counts right only if both its questions "
+    "are right (`pair_id`, `pair_side`, `partner_id`; `pairs.jsonl` lists every pair with its "
+    "intervention). A model that reads only the text answers both alike and gets no pair "
+    "right.",
+}
+
+
+def dataset_card(
+    title: str,
+    manifest: Mapping[str, Any],
+    counts: Mapping[str, Any],
+    *,
+    license: str = LICENSE,
+    simulated: bool = False,
+) -> str:
     configs = []
     for index, family in enumerate(counts):
         configs.append(f"- config_name: {family}")
@@ -289,12 +409,29 @@ def dataset_card(title: str, manifest: Mapping[str, Any], counts: Mapping[str, A
         f"| {family} | {c['train']:,} | {c['validation']:,} | {c['test']:,} |"
         for family, c in counts.items()
     )
+    families = "\n".join(
+        f"- `{family}`: {FAMILY_TEXTS[family]}" for family in counts if family in FAMILY_TEXTS
+    )
     corpus = manifest["corpus"]
+    pair_fields = (
+        "\n".join(
+            f"- `{name}` (config `pairs` only): {text}" for name, text in PAIR_DESCRIPTIONS.items()
+        )
+        if PAIR_FAMILY in counts
+        else ""
+    )
+    source = (
+        "The recordings are **simulated**: a household world simulated by taskqa (`taskqa\n"
+        "simulate`), its videos rendered from the simulation (a first-person view per person\n"
+        "and a room camera), not filmed; the answers are exact for what was simulated."
+        if simulated
+        else "The recordings are the annotated recordings the benchmark was built from."
+    )
     return f"""---
 pretty_name: {title}
 language:
 - en
-license: other
+license: {license}
 task_categories:
 - visual-question-answering
 - video-text-to-text
@@ -302,8 +439,8 @@ tags:
 - egocentric-video
 - procedural-reasoning
 - taskqa
-size_categories:
-- 10K<n<100K
+{"- synthetic" + chr(10) if simulated else ""}size_categories:
+- {_size_category(_questions(manifest))}
 configs:
 {chr(10).join(configs)}
 ---
@@ -314,6 +451,7 @@ A diagnostic video question answering benchmark about goal-oriented tasks, built
 taskqa {manifest["taskqa_version"]} in the style of
 EgoTaskQA: templated questions whose answers are computed by programs over annotated world
 states, causal dependencies between actions, intents and two people's awareness of each other.
+{source}
 
 ## Splits
 
@@ -321,10 +459,7 @@ states, causal dependencies between actions, intents and two people's awareness 
 |---|---:|---:|---:|
 {rows}
 
-- `normal`: stratified by reasoning type and answer (3 : 1 : 1).
-- `indirect`: tests questions that refer to actions and objects indirectly ("the action right
-  after ...", "the first object whose status the person changed") with training on direct
-  references.
+{families}
 - `<family>-mc`: the same questions as multiple choice, one row per rotation of an item's
   options: the distractors are answers the same question text has on other clips of the split,
   so the text alone cannot pick; score per item (rotation 0) and circularly (right in every
@@ -334,32 +469,93 @@ states, causal dependencies between actions, intents and two people's awareness 
 
 From {corpus["recordings"]} recordings (corpus sha256 `{corpus["sha256"][:16]}`), seed
 {manifest["seed"]}: {manifest["counts"]["candidates"]:,} candidate questions were generated
-exhaustively and balanced to {manifest["counts"]["balanced"]:,} (yes/no even within every
-reasoning type, frequent open answers capped, binary : open = 1 : 2). `taskqa build` with the
-same inputs and seed reproduces every file; the benchmark's `manifest.json` holds the
-configuration and the sha256 of each file.
+exhaustively and balanced to {manifest["counts"]["balanced"]:,}: {_balancing_text(manifest)}
+`taskqa build` with the same inputs and seed reproduces every file; the benchmark's
+`manifest.json` holds the configuration and the sha256 of each file.
 
 ## Fields
 
 {chr(10).join(f"- `{name}`: {text}" for name, text in DESCRIPTIONS.items())}
+{pair_fields}
 
 ## Videos
 
 `videos.csv` lists, for every clip, the recording, the person, the camera view, the video file
-and the start and end seconds of the shown part. When the benchmark was built from a rendered
-corpus, every clip is also cut into `videos/<clip>.mp4` and each question's `video` field names
-that file; `source_video`, `start_s` and `end_s` always say where in the recording it comes from.
+and the start and end seconds of the shown part. When the benchmark's recordings were rendered,
+every clip is also cut into `videos/<clip>.mp4` and each question's `video` field names that
+file; `source_video`, `start_s` and `end_s` always say where in the recording it comes from.
+
+## Licence
+
+{_licence_text(license, simulated)}
 
 ## Limitations
 
 Questions are generated from templates and answered from annotations, so they inherit every
 error of the annotations and the phrasing habits of the templates. Balancing removes answer
-priors within each reasoning type, not every textual shortcut: the build's diagnostics report
+priors within groups of questions, not every textual shortcut: the build's diagnostics report
 how well blind baselines do.
 """
 
 
-def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
+def _licence_text(license: str, simulated: bool) -> str:
+    """What the licence covers: everything taskqa made (the rendered videos of a simulation
+    too); a real corpus's videos keep their own."""
+    covered = "the questions, answers and programs" + (
+        " and the rendered videos" if simulated else " (the videos keep their own licence)"
+    )
+    if license == "other":
+        return f"Not a standard licence: ask whoever published this dataset. It covers {covered}."
+    url = f" ({LICENSE_URLS[license]})" if license in LICENSE_URLS else ""
+    return f"`{license}`{url}: {covered}."
+
+
+def _balancing_text(manifest: Mapping[str, Any]) -> str:
+    """How the build balanced, from its recorded configuration (docs/balancing.md)."""
+    config = manifest.get("config", {}).get("balance", {})
+    by = config.get("balance_by", "type")
+    caps = (
+        f"per reasoning type the {float(config.get('alpha', 0.2)):.0%} most frequent open "
+        f"answers answer at most {float(config.get('beta', 0.333)):.1%} of its open questions "
+        f"and binary : open = 1 : {config.get('open_per_binary', 2)}"
+        + (f", at most {int(config['target']):,} questions in all" if config.get("target") else "")
+    )
+    if by == "type":
+        return f"yes and no even within every reasoning type (EgoTaskQA's balancing); {caps}."
+    group = (
+        "each group of questions that read alike (one template, the same shown parameters and "
+        "the same text)"
+        if by == "text"
+        else "each template"
+    )
+    text = (
+        f"yes and no even within {group}, and no open answer answering more than "
+        f"{float(config.get('group_share', 0.2)):.0%} of a group's open questions; then {caps}"
+    )
+    if config.get("mix", {}).get("enabled"):
+        text += (
+            "; then over-represented reasoning types cut towards EgoTaskQA's mix of types, "
+            "scopes and semantic categories"
+        )
+    return text + "."
+
+
+def _questions(manifest: Mapping[str, Any]) -> int:
+    """The benchmark's questions: the balanced ones (every family deals them) and the pairs'."""
+    counts = manifest.get("counts", {})
+    paired = sum(int(counts.get(f"{PAIR_FAMILY}/{split}", 0)) for split in HF_SPLITS)
+    return int(counts.get("balanced", 0)) + paired
+
+
+def _size_category(questions: int) -> str:
+    """The Hub's size category of a number of rows."""
+    for bound, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if questions < bound:
+            return name
+    return "100K<n<1M"
+
+
+def croissant(title: str, files: Mapping[str, str], *, license: str = LICENSE) -> dict[str, Any]:
     """Croissant 1.0 metadata (with RAI fields) for the exported Parquet files."""
     distribution: list[dict[str, Any]] = [
         {
@@ -380,6 +576,8 @@ def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
             set_id = f"{family}_{hf_split}"
             choice = family.endswith(MC_SUFFIX)
             schema, described = (MC_SCHEMA, MC_DESCRIPTIONS) if choice else (SCHEMA, DESCRIPTIONS)
+            if family == PAIR_FAMILY:
+                schema, described = PAIR_SCHEMA, {**DESCRIPTIONS, **PAIR_DESCRIPTIONS}
             what = "multiple-choice asks" if choice else "questions"
             record_sets.append(
                 {
@@ -399,7 +597,7 @@ def croissant(title: str, files: Mapping[str, str]) -> dict[str, Any]:
             "by taskqa from annotated recordings: templated questions with programs and answers."
         ),
         "conformsTo": "http://mlcommons.org/croissant/1.0",
-        "license": "https://creativecommons.org/licenses/by/4.0/",
+        "license": LICENSE_URLS.get(license, license),
         "version": __version__,
         "citeAs": "taskqa: diagnostic benchmarks from annotated task recordings",
         "distribution": distribution,

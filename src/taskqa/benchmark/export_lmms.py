@@ -17,6 +17,11 @@ lmms-eval (0.6 and later) report a clustered standard error as well, since the ~
 about one clip are not independent. Per-category accuracy comes from ``taskqa evaluate`` on a
 predictions file, since lmms-eval aggregates one number per metric.
 
+Minimal pairs (a build with ``--pairs``): the ``taskqa_pairs`` task also reports
+``pair_accuracy``, the share of pairs whose two questions are both right (``utils.pair_accuracy``
+groups the per-question scores by the documents' ``pair_id``; a pair with a question not asked,
+as under ``--limit``, is left out, as ``taskqa evaluate`` leaves it out).
+
 lmms-eval itself is not a dependency (it pulls in PyTorch and model code); the folder is checked
 against the loader's required keys and its functions are run on real documents in the tests.
 """
@@ -31,7 +36,7 @@ import taskqa.answers as answers
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark.export_hf import ExportedFiles, export_hf
-from taskqa.benchmark.folder import families_in
+from taskqa.benchmark.folder import PAIR_FAMILY, PAIRS, families_in
 
 NORMALIZER_FILE = "taskqa_normalize.py"
 
@@ -85,10 +90,12 @@ metric_list:
   - metric: accuracy_binary
     aggregation: !function utils.mean
     higher_is_better: true
-lmms_eval_specific_kwargs:
+{pair_metric}lmms_eval_specific_kwargs:
   default:
     pre_prompt: ""
-    post_prompt: "\\nAnswer the question with a single word or phrase."
+    post_prompt: "\\nAnswer with a short phrase only: yes or no for a yes/no question; an action
+      as a verb phrase (open the fridge); a purpose as to and a verb phrase (to open the
+      fridge); else a few words (the blue mug)."
 metadata:
   version: 2.0
   normalization_version: "{normalization_version}"
@@ -98,6 +105,16 @@ metadata:
   frame_sampling:
     clip_fps: {clip_fps}
     frames: every frame of the clip's video
+"""
+
+# The pairs family's own metric (docs/minimal-pairs.md): a pair counts right only if both its
+# questions are right. Its stderr fields are lmms-eval's over the per-question items, not over
+# pairs; `taskqa evaluate` gives pair accuracy with a bootstrap interval.
+PAIR_METRIC = """\
+  # minimal pairs: the share of pairs with both questions right (grouped by pair_id)
+  - metric: pair_accuracy
+    aggregation: !function utils.pair_accuracy
+    higher_is_better: true
 """
 
 # The multiple-choice form (docs/multiple-choice.md): one document per asked rotation; a reply is
@@ -204,7 +221,7 @@ def doc_to_visual(doc):
         f"question {{doc['id']}}: clip {{doc['clip']}} has no video in this export (it was "
         "exported with --allow-missing-videos); cut it from source_video (start_s to end_s) to "
         f"$TASKQA_VIDEO_ROOT/{{clip_filename(doc['clip'])}}, or run `taskqa render` on the "
-        "corpus, then build and export again"
+        "benchmark folder, then export again"
     )
 
 
@@ -221,11 +238,14 @@ def process_results(doc, results):
     correct = normalize_answer("" if prediction is None else str(prediction)) in right
     item = {{SCORE_KEY: 1.0 if correct else 0.0, CLUSTER_KEY: doc["clip"]}}
     binary = answer in ("yes", "no")
-    return {{
+    scores = {{
         "accuracy": item,
         "accuracy_open": None if binary else dict(item),
         "accuracy_binary": dict(item) if binary else None,
     }}
+    if doc.get("pair_id"):  # a question of a minimal pair (the pairs task)
+        scores["pair_accuracy"] = {{**item, "pair_id": doc["pair_id"], "question_id": doc["id"]}}
+    return scores
 
 
 def mean(items):
@@ -233,6 +253,19 @@ def mean(items):
     scores = [item[SCORE_KEY] if isinstance(item, dict) else item for item in items]
     scores = [score for score in scores if score is not None]
     return sum(scores) / len(scores) if scores else 0.0
+
+
+def pair_accuracy(items):
+    """The fraction of minimal pairs with both questions right, over the pairs both of whose
+    questions were asked (taskqa evaluate's pair accuracy)."""
+    pairs = {{}}
+    for item in items:
+        if isinstance(item, dict) and item.get("pair_id"):
+            pairs.setdefault(item["pair_id"], {{}})[item["question_id"]] = item[SCORE_KEY]
+    scored = [scores for scores in pairs.values() if len(scores) == 2]
+    if not scored:
+        return 0.0
+    return sum(all(score == 1.0 for score in scores.values()) for scores in scored) / len(scored)
 
 
 parse_choice = _load_normalizer().parse_choice
@@ -289,7 +322,13 @@ def utils_source() -> str:
 
 
 def task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
-    return TASK_YAML.format(family=family, data=data.as_posix(), clip_fps=clip_fps, **_fields())
+    return TASK_YAML.format(
+        family=family,
+        data=data.as_posix(),
+        clip_fps=clip_fps,
+        pair_metric=PAIR_METRIC if family == PAIR_FAMILY else "",
+        **_fields(),
+    )
 
 
 def choice_task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
@@ -327,8 +366,9 @@ def export_lmms_eval(
         exported = export_hf(bench, stage / "hf", allow_missing_videos=allow_missing_videos)
         data = stage / "data"
         shutil.move(stage / "hf" / "data", data)
-        if (stage / "hf" / "videos.csv").is_file():
-            shutil.move(stage / "hf" / "videos.csv", stage / "videos.csv")
+        for listed in ("videos.csv", PAIRS):  # the clips' sources; the minimal pairs
+            if (stage / "hf" / listed).is_file():
+                shutil.move(stage / "hf" / listed, stage / listed)
         if (stage / "hf" / "videos").is_dir():
             # the rows' `video` paths are relative to the export root: keep them so
             shutil.move(stage / "hf" / "videos", stage / "videos")

@@ -4,9 +4,10 @@ VLMEvalKit needs a Python class for every new video benchmark. The folder holds 
 ``TaskQA`` class in ``taskqa_vlmeval.py`` (a ``vlmeval.dataset.video_base.VideoBaseDataset``, as
 upstream's and the PyPI repackaging ``ms-vlmeval`` 0.0.20 define it), a TSV per split family's
 test split (``TaskQA_<family>.tsv``: index, video, question, answer and its aliases, the
-question's tags), the clip videos (``videos/<clip>.mp4``) and a verbatim copy of
-``taskqa.answers`` (``taskqa_normalize.py``), so ``evaluate`` scores exactly as ``taskqa
-evaluate`` does. Nothing in the folder imports taskqa.
+question's tags and, in ``TaskQA_pairs``, its minimal pair), the clip videos
+(``videos/<clip>.mp4``) and a verbatim copy of ``taskqa.answers`` (``taskqa_normalize.py``), so
+``evaluate`` scores exactly as ``taskqa evaluate`` does, pair accuracy included (both questions of
+a pair right). Nothing in the folder imports taskqa.
 
 Frame sampling is fixed here: the class samples ``nframe`` frames per clip (evenly, VLMEvalKit's
 own rule) with the number given at export (default 8) unless the caller passes ``nframe`` or
@@ -27,12 +28,14 @@ from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark.clip_videos import clip_filename
 from taskqa.benchmark.export_hf import ExportedFiles, export_hf
 from taskqa.benchmark.export_lmms import NORMALIZER_FILE, normalizer_source
-from taskqa.benchmark.folder import Benchmark, families_in
+from taskqa.benchmark.folder import PAIR_FAMILY, Benchmark, families_in, pair_ids
 from taskqa.jsonio import record_text
 
 DATASET_FILE = "taskqa_vlmeval.py"
 TSV_FIELDS = ("index", "video", "question", "answer", "answer_aliases", "question_id", "clip",
-              "answer_kind", "types", "scopes", "semantic", "template")  # fmt: skip
+              "answer_kind", "types", "scopes", "semantic", "template",
+              # a minimal pair's (TaskQA_pairs; empty elsewhere): docs/minimal-pairs.md
+              "pair_id", "partner_id", "intervention")  # fmt: skip
 
 DATASET = '''\
 """The taskqa benchmark as a VLMEvalKit video dataset (written by `taskqa export vlmevalkit`,
@@ -59,7 +62,11 @@ from vlmeval.smp import dump, get_intermediate_file_path, load
 HERE = osp.dirname(osp.abspath(__file__))
 NFRAME = {nframe}
 NORMALIZATION_VERSION = "{normalization_version}"
-POST_PROMPT = "\\nAnswer the question with a single word or phrase."
+POST_PROMPT = (
+    "\\nAnswer with a short phrase only: yes or no for a yes/no question; an action as a verb "
+    "phrase (open the fridge); a purpose as to and a verb phrase (to open the fridge); else a "
+    "few words (the blue mug)."
+)
 
 
 def _normalizer():
@@ -122,6 +129,17 @@ class TaskQA(VideoBaseDataset):
             "frame_sampling": {{"nframe": self.nframe, "fps": self.fps}},
             "normalization_version": NORMALIZATION_VERSION,
         }}
+        # minimal pairs: a pair counts right only if both its questions are right; a pair with
+        # a question not predicted is left out, as taskqa evaluate leaves it out
+        pairs = {{}}
+        column = data["pair_id"] if "pair_id" in data else [None] * len(scores)
+        for pair, score in zip(column, scores):
+            if isinstance(pair, str) and pair:
+                pairs.setdefault(pair, []).append(score)
+        scored = [found for found in pairs.values() if len(found) == 2]
+        if scored:
+            result["pairs"] = len(scored)
+            result["pair_accuracy"] = sum(min(found) == 1.0 for found in scored) / len(scored)
         dump(result, get_intermediate_file_path(eval_file, "_acc", "json"))
         return result
 '''
@@ -135,6 +153,7 @@ def export_vlmevalkit(
         raise ValueError(f"nframe must be at least 1, not {nframe}")
     benchmark = Benchmark(bench)
     families = families_in(bench)
+    pairing = _pairing(benchmark)
     with staged_directory(out) as stage:
         exported = export_hf(bench, stage / "hf", allow_missing_videos=allow_missing_videos)
         if (stage / "hf" / "videos").is_dir():
@@ -142,7 +161,7 @@ def export_vlmevalkit(
         cut = _cut_names(stage / "videos")
         shutil.rmtree(stage / "hf")
         for family in families:
-            write_text(stage / f"TaskQA_{family}.tsv", _tsv(benchmark, family, cut))
+            write_text(stage / f"TaskQA_{family}.tsv", _tsv(benchmark, family, cut, pairing))
         names = [f"TaskQA_{family}" for family in families]
         write_text(stage / DATASET_FILE, dataset_source(names, nframe))
         write_text(stage / NORMALIZER_FILE, normalizer_source())
@@ -164,10 +183,26 @@ def _cut_names(videos: Path) -> set[str]:
     return {p.stem for p in videos.glob("*.mp4")} if videos.is_dir() else set()
 
 
-def _tsv(benchmark: Benchmark, family: str, cut: set[str]) -> str:
+def _pairing(benchmark: Benchmark) -> dict[str, tuple[str, str, str]]:
+    """Question id -> (pair id, partner's question id, intervention kind)."""
+    pairing: dict[str, tuple[str, str, str]] = {}
+    for pair in benchmark.pairs():
+        a, b, kind = str(pair["a"]), str(pair["b"]), str(pair["intervention"]["kind"])
+        pairing[a] = (pair_ids(pair), b, kind)
+        pairing[b] = (pair_ids(pair), a, kind)
+    return pairing
+
+
+def _tsv(
+    benchmark: Benchmark,
+    family: str,
+    cut: set[str],
+    pairing: dict[str, tuple[str, str, str]] | None = None,
+) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
     writer.writerow(TSV_FIELDS)
+    paired = (pairing or {}) if family == PAIR_FAMILY else {}
     for index, item in enumerate(benchmark.questions(family, "test")):
         question = item.question
         name = clip_filename(question.clip).removesuffix(".mp4")
@@ -185,6 +220,7 @@ def _tsv(benchmark: Benchmark, family: str, cut: set[str]) -> str:
                 "|".join(question.scopes),
                 question.semantic,
                 question.template,
+                *paired.get(question.id, ("", "", "")),
             ]
         )
     return buffer.getvalue()

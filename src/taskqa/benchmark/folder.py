@@ -1,12 +1,17 @@
-"""Reading a built benchmark folder (docs/benchmark-folder.md): manifest, splits, corpus, videos.
+"""A built benchmark folder (docs/benchmark-folder.md): manifest, splits, corpus, videos.
 
 Evaluation reads the folder and nothing else, so a score can always be traced to the sha256 of
-the folder's ``manifest.json``.
+the folder's ``manifest.json``. ``taskqa build`` writes the folder; what may change in it
+afterwards is written here too: ``videos.csv`` and the manifest's digests, once ``taskqa render
+BENCH`` has drawn the recordings of ``corpus/`` that had no video (``rewrite_video_list``).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -14,9 +19,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from taskqa.atomic import sha256_file
+from taskqa.atomic import sha256_file, write_text
 from taskqa.benchmark.splits import SPLITS
-from taskqa.jsonio import load_json, read_jsonl_objects
+from taskqa.jsonio import dumps, load_json, read_jsonl_objects
+from taskqa.model import Recording, VideoRef
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
 from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.questions.generate import GenerationConfig
@@ -29,9 +35,14 @@ FAMILIES = ("normal", "indirect", "novel-composition", "more-steps", "held-out-o
 # in pairs.jsonl
 PAIR_FAMILY = "pairs"
 PAIRS = "pairs.jsonl"
+# the questions asked of both recordings of every pair found, after the grounding check and
+# before the split: what the pairs were chosen from (docs/benchmark-folder.md)
+PAIR_CANDIDATES = "pairs.candidates.jsonl"
 EVERY_FAMILY = (*FAMILIES, PAIR_FAMILY)
 MANIFEST = "manifest.json"
 CLIPS = "clips.jsonl"
+VIDEOS = "videos.csv"
+CORPUS = "corpus"
 OLDER_BUILD = "the folder was built by an older taskqa; build it again with `taskqa build`"
 
 
@@ -232,3 +243,164 @@ def _video_row(file: str, index: int, row: dict[str, str], root: Path) -> VideoC
         start_s=start,
         end_s=end,
     )
+
+
+def pair_id(a: str, b: str) -> str:
+    """A minimal pair's id: its two question ids, first recording's first. A question of the
+    first recording is in one pair only, so the id is unique in the benchmark."""
+    return f"{a}-{b}"
+
+
+def pair_ids(pair: Mapping[str, Any]) -> str:
+    """The id of a line of ``pairs.jsonl`` (a build before pair ids wrote none: made again)."""
+    return str(pair.get("id") or pair_id(str(pair["a"]), str(pair["b"])))
+
+
+# --- videos.csv ------------------------------------------------------------------------------
+
+
+def is_benchmark(path: Path) -> bool:
+    """Whether ``path`` is a built benchmark folder (a manifest, splits and a corpus copy)."""
+    return (
+        (path / MANIFEST).is_file()
+        and (path / "splits").is_dir()
+        and (path / CORPUS / "corpus.json").is_file()
+    )
+
+
+def benchmark_of(path: Path) -> Path | None:
+    """The benchmark folder ``path`` names: a built benchmark, or the ``corpus/`` copy inside
+    one (whose videos only count once ``videos.csv`` names them); None for anything else."""
+    if is_benchmark(path):
+        return path
+    if path.name == CORPUS and is_benchmark(path.parent):
+        return path.parent
+    return None
+
+
+def video_file(corpus: Path, uri: str) -> Path | None:
+    """The local file a video reference names (relative to ``corpus``); None for a ``sim://``
+    address of an unrendered recording, or a URL."""
+    if "://" in uri:
+        return None
+    path = Path(uri)
+    return path if path.is_absolute() else corpus / path
+
+
+def has_video(corpus: Path, recording: Recording) -> bool:
+    """Whether every video of ``recording`` is a file in ``corpus``: it was rendered there."""
+    files = [video_file(corpus, video.uri) for video in recording.videos]
+    return bool(files) and all(file is not None and file.is_file() for file in files)
+
+
+def video_list(recordings: Sequence[Recording], clips: Sequence[ClipRecord]) -> str:
+    """``videos.csv``: where each clip's pixels are (recording, agent, view, video, start and end
+    seconds), one row per video of the clip's person and of the room."""
+    by_id = {recording.id: recording for recording in recordings}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["clip", "recording", "agent", "view", "video", "start_s", "end_s"])
+    for clip in clips:
+        recording = by_id[clip.recording]
+        videos: list[VideoRef | None] = [
+            v for v in recording.videos if v.agent in (None, clip.agent)
+        ]
+        for video in videos or [None]:
+            writer.writerow(
+                [
+                    clip.id,
+                    recording.id,
+                    clip.agent,
+                    video.view.value if video else "",
+                    _video_path(video.uri) if video else "",
+                    f"{clip.start:.3f}",
+                    f"{clip.end:.3f}",
+                ]
+            )
+    return buffer.getvalue()
+
+
+def _video_path(uri: str) -> str:
+    """A video as ``videos.csv`` names it: relative to the benchmark folder, whose ``corpus/``
+    is a copy of the corpus (rendered files included); URLs and ``sim://`` addresses as they are.
+    """
+    if "://" in uri or Path(uri).is_absolute():
+        return uri
+    return f"{CORPUS}/{uri}"
+
+
+def recordings_without_video(bench: Path) -> list[str]:
+    """The recordings of ``bench/corpus`` that the benchmark's clips use and that have no video
+    file there (never rendered, or rendered elsewhere), in corpus order: what ``taskqa render
+    BENCH`` draws. Both recordings of a minimal pair are among them or neither is, once
+    rendered by it."""
+    from taskqa.corpus import read_corpus
+
+    used = {clip.recording for clip in Benchmark(bench).clips().values()}
+    corpus = bench / CORPUS
+    return [r.id for r in read_corpus(corpus) if r.id in used and not has_video(corpus, r)]
+
+
+@dataclass(frozen=True)
+class VideoList:
+    """What ``videos.csv`` holds after ``rewrite_video_list``."""
+
+    clips: int
+    without_video: int  # clips whose video (first-person, as the exports choose) is no file
+    changed: bool  # whether videos.csv (and so manifest.json) changed
+
+    def line(self, bench: Path) -> str:
+        said = "rewrote" if self.changed else "kept"
+        missing = (
+            f"{self.without_video:,} of them without a video file"
+            if self.without_video
+            else "every one with its video file"
+        )
+        updated = "; manifest.json's digests updated" if self.changed else ""
+        return f"{said} {bench / VIDEOS}: {self.clips:,} clips, {missing}{updated}"
+
+
+def rewrite_video_list(bench: Path) -> VideoList:
+    """Write ``videos.csv`` again from the video references of ``corpus/recordings.jsonl`` (which
+    ``taskqa render`` sets) and ``clips.jsonl``, in the clips' order as the build wrote it, and
+    bring ``manifest.json``'s file digests and corpus digest up to date with what the folder now
+    holds (its sha256 changes with them: the benchmark's videos did)."""
+    from taskqa.benchmark.clip_videos import videos_by_clip
+    from taskqa.corpus import read_corpus
+
+    benchmark = Benchmark(bench)
+    clips = list(benchmark.clips().values())
+    text = video_list(read_corpus(bench / CORPUS), clips)
+    path = bench / VIDEOS
+    changed = not path.is_file() or path.read_text(encoding="utf-8") != text
+    if changed:
+        write_text(path, text)
+    manifest = dict(benchmark.manifest)
+    corpus = manifest.get("corpus")
+    if isinstance(corpus, dict):
+        manifest["corpus"] = {**corpus, "sha256": corpus_digest(bench / CORPUS)}
+    manifest["files"] = file_digests(bench)
+    if manifest != benchmark.manifest:
+        write_text(bench / MANIFEST, dumps(manifest))
+        changed = True
+    chosen = videos_by_clip(read_videos(path, bench))
+    seen = {clip for clip, row in chosen.items() if row.video.is_file()}
+    without = sum(1 for clip in clips if clip.id not in seen)
+    return VideoList(clips=len(clips), without_video=without, changed=changed)
+
+
+def file_digests(folder: Path) -> dict[str, str]:
+    """The sha256 of every file of ``folder`` but its manifest, by relative path (sorted)."""
+    return {
+        path.relative_to(folder).as_posix(): sha256_file(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
+
+
+def corpus_digest(folder: Path) -> str:
+    """One digest of a corpus copy: of its files' names and digests."""
+    digest = hashlib.sha256()
+    for name, value in file_digests(folder).items():
+        digest.update(f"{name}:{value}\n".encode())
+    return digest.hexdigest()

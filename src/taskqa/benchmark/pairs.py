@@ -10,24 +10,30 @@ no pair right; one that watches gets both. Docs: docs/minimal-pairs.md.
 Per episode at most ``per_variant`` pairs are kept from each second recording, one per template,
 and a question of the first recording is used in one pair only (ids stay unique in a split);
 the choice is seeded. Both questions of a pair go to the same split, drawn per episode.
+
+A pair's two clips are rendered both or neither: a second recording is rendered in a build only
+where its first recording has video, so a partly rendered corpus gives no pair with one side
+to see; ``taskqa render BENCH`` renders the rest.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskqa.answers import normalize_answer
-from taskqa.atomic import write_text
+from taskqa.atomic import sha256_file, write_text
 from taskqa.benchmark.balance import rank
-from taskqa.benchmark.folder import PAIR_FAMILY, PAIRS
+from taskqa.benchmark.folder import PAIR_CANDIDATES, PAIR_FAMILY, PAIRS, has_video, pair_id
+from taskqa.benchmark.progress import BuildProgress, NoProgress
 from taskqa.benchmark.splits import SPLITS
-from taskqa.execution import Execution, run_shards
-from taskqa.jsonio import jsonl_text, read_jsonl_objects, record_text
+from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
+from taskqa.jsonio import dumps_compact, jsonl_text, read_jsonl_objects, record_text
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs.clips import Clip, ClipConfig, ClipRecord, cut_clips, windows
@@ -42,6 +48,9 @@ from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import run_episode
 from taskqa.simulation.domain import Domain, parse_domain
 from taskqa.simulation.intervene import variants
+
+if TYPE_CHECKING:  # the renderer loads only where a build renders
+    from taskqa.render.recordings import RenderOptions
 
 FAMILY = PAIR_FAMILY
 SPLIT_SHARES = (("test", 0.2), ("val", 0.1))  # the rest is train
@@ -95,8 +104,13 @@ def make_pairs(
     config: PairConfig,
     execution: Execution | None = None,
     on_progress: Callable[[int], None] | None = None,
+    journal: Path | None = None,
 ) -> PairSet:
-    """The minimal pairs of every simulated recording, one shard per recording."""
+    """The minimal pairs of every simulated recording, one shard per recording.
+
+    ``journal`` records each finished shard for a resumed run (``execution.resume``); it is
+    left in place for the caller to remove once what it feeds is done."""
+    execution = execution or Execution()
     context: PairContext = (
         list(templates),
         generation,
@@ -112,8 +126,21 @@ def make_pairs(
     labels = [f"{index} (recording {r.id})" for index, r in enumerate(chosen)]
     found = PairSet()
     found.counts["recordings not simulated"] = len(recordings) - len(chosen)
-    with (execution or Execution()).open() as executor:
-        results = run_shards(executor, _pair_shard, context, payloads, labels, None)
+    shards = None
+    if journal is not None:
+        settings = [
+            [t.digest() for t in templates],
+            generation.model_dump(mode="json"),
+            verb_templates,
+            world,
+            domain.source_text,
+            simulation.model_dump(mode="json"),
+            asdict(config),
+        ]
+        run = fingerprint("pairs", dumps_compact(settings), *payloads)
+        shards = ShardJournal(journal, run, len(payloads), execution.resume)
+    with execution.open() as executor:
+        results = run_shards(executor, _pair_shard, context, payloads, labels, shards)
         for pairs, seconds, counts in results:
             found.pairs += pairs
             found.recordings += [Recording.model_validate_json(text) for text in seconds]
@@ -261,10 +288,11 @@ def pair_split(recording: str, seed: int) -> str:
 
 
 def pair_line(pair: Mapping[str, Any]) -> dict[str, Any]:
-    """A line of ``pairs.jsonl``: the two question ids, the intervention, both recordings, and
-    what a reader wants at a glance (template, text, both answers, split)."""
+    """A line of ``pairs.jsonl``: the pair's id, its two question ids, the intervention, both
+    recordings, and what a reader wants at a glance (template, text, both answers, split)."""
     a, b = pair["question_a"], pair["question_b"]
     return {
+        "id": pair_id(pair["a"], pair["b"]),
         "a": pair["a"],
         "b": pair["b"],
         "intervention": pair["intervention"],
@@ -323,10 +351,12 @@ def pairs_for_build(
     grounding: bool,
     execution: Execution,
     scratch: Path,
-    say: Callable[[str], None],
+    progress: BuildProgress | None = None,
+    journal: Path | None = None,
 ) -> BuiltPairs:
     """Find the pairs, drop those with a side whose evidence is off screen (the grounding check
-    the other questions pass), and draw each episode's split."""
+    the other questions pass), and draw each episode's split. ``journal`` (a folder beside the
+    output) keeps the finished episodes and grounding shards for a resumed build."""
     from taskqa.benchmark.grounding import ground_candidates
     from taskqa.corpus import read_manifest
     from taskqa.programs.clips import clip_record
@@ -342,8 +372,13 @@ def pairs_for_build(
         {k: v for k, v in manifest.config.items() if k != "domain_sha256"}
     )
     domain = corpus_domain(corpus) or load_domain()
+    said = progress or NoProgress()
     chosen = with_indirect(templates) if generation.indirect else list(templates)
-    say(f"minimal pairs: re-simulating {len(recordings):,} episodes with one change each")
+    said.stage(
+        "minimal pairs: re-simulating each episode with one change",
+        simulated_count(recordings),
+        "episodes",
+    )
     found = make_pairs(
         recordings,
         domain,
@@ -354,6 +389,8 @@ def pairs_for_build(
         corpus_world(recordings, domain),
         PairConfig(seed=seed),
         execution,
+        said.advance,
+        journal,
     )
     settings = generation.model_dump(mode="json")
     every = [*recordings, *found.recordings]
@@ -362,11 +399,13 @@ def pairs_for_build(
         for recording in every
         for clip in cut_clips(recording, generation.clips)
     }
-    asked = scratch / "pairs.candidates.jsonl"
+    asked = scratch / PAIR_CANDIDATES
     write_text(asked, jsonl_text(found.questions()))
+    said.stage("minimal pairs: grounding check of both clips of every pair")
     grounded = ground_candidates(
-        corpus, every, verb_templates, asked, clips, asked, grounding, execution, None, say
-    )
+        corpus, every, verb_templates, asked, clips, asked, grounding, execution, journal,
+        said.status,
+    )  # fmt: skip
     kept_ids = {str(record["id"]) for _, record in read_jsonl_objects(grounded.path)}
     pairs = [p for p in found.pairs if p["a"] in kept_ids and p["b"] in kept_ids]
     found.counts["pairs with a side off screen"] = len(found.pairs) - len(pairs)
@@ -446,16 +485,30 @@ def blind_pair_scores(pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return scores
 
 
+def simulated_count(recordings: Sequence[Recording]) -> int:
+    """The recordings ``--pairs`` simulates again: simulated episodes (``...-00012``)."""
+    return sum(1 for r in recordings if _EPISODE.search(r.id))
+
+
 def add_second_recordings(
-    corpus: Path, built: BuiltPairs, execution: Execution, say: Callable[[str], None]
+    corpus: Path,
+    built: BuiltPairs,
+    execution: Execution,
+    progress: BuildProgress | None = None,
+    scratch: Path | None = None,
 ) -> list[Recording]:
-    """Add the pairs' second recordings to the benchmark's copy of the corpus, and render them
-    as the corpus's own videos were rendered (same options) when it has them; returns them as
-    the copy now holds them (video references included)."""
+    """Add the pairs' second recordings to the benchmark's copy of the corpus, and render those
+    whose first recording has video there as the corpus's own videos were rendered (same
+    options), so that a pair's clips are rendered both or neither; returns them as the copy
+    now holds them (video references included).
+
+    ``scratch`` (a folder beside the output) is where they are rendered first, with a journal:
+    an interrupted build keeps them there and a resumed one renders only the rest."""
     from taskqa.convert import read_recordings
     from taskqa.corpus import MANIFEST, RECORDINGS, dump_recording, read_manifest
     from taskqa.render.recordings import rendered_options
 
+    said = progress or NoProgress()
     if not built.recordings:
         return []
     # the copy is the build's own staged folder: its two files are rewritten in place
@@ -468,12 +521,81 @@ def add_second_recordings(
         update={"recordings": len(lines), "actions": actions}
     )
     write_text(corpus / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+    drawn = seconds_to_render(corpus, existing, built)
     options = rendered_options(corpus)
-    if options is not None:
-        from taskqa.render.recordings import render_corpus
-
-        say(f"minimal pairs: rendering {len(built.recordings):,} second recordings")
-        ids = [r.id for r in built.recordings]
-        render_corpus(corpus, options=options, ids=ids, execution=execution)
+    if drawn and options is None:
+        said.note(
+            "minimal pairs: the corpus's videos/manifest.json does not say how its videos were "
+            f"rendered, so the {len(drawn):,} second recordings of rendered episodes are not; "
+            "`taskqa render BENCH` renders them"
+        )
+    elif drawn and options is not None:
+        said.stage("minimal pairs: rendering second recordings", len(drawn))
+        _render_seconds(corpus, drawn, options, execution, said, scratch)
     chosen = {r.id for r in built.recordings}
     return [r for r in read_recordings(corpus)[0] if r.id in chosen]
+
+
+def seconds_to_render(
+    corpus: Path, firsts: Sequence[Recording], built: BuiltPairs
+) -> list[Recording]:
+    """The second recordings whose first recording has video in ``corpus``: the ones a build
+    renders, so that no pair has one clip to see and the other not."""
+    drawn_firsts = {r.id for r in firsts if has_video(corpus, r)}
+    first_of = {str(p["recording_b"]): str(p["recording_a"]) for p in built.pairs}
+    return [r for r in built.recordings if first_of.get(r.id) in drawn_firsts]
+
+
+def _render_seconds(
+    corpus: Path,
+    recordings: Sequence[Recording],
+    options: RenderOptions,
+    execution: Execution,
+    progress: BuildProgress,
+    scratch: Path | None,
+) -> None:
+    from taskqa.render.recordings import point_videos, render_corpus, write_manifest
+
+    if scratch is None:
+        ids = [r.id for r in recordings]
+        render_corpus(
+            corpus, options=options, ids=ids, execution=execution, on_progress=progress.advance
+        )
+        return
+    # rendered beside the output, not in the staged folder an interruption deletes: a resumed
+    # build finds the files and the journal of the recordings already drawn
+    if not execution.resume:
+        shutil.rmtree(scratch, ignore_errors=True)
+    _write_scratch_corpus(corpus, recordings, scratch)
+    rendered = render_corpus(
+        scratch,
+        options=options,
+        execution=execution,
+        on_progress=progress.advance,
+        journal=scratch / ".journal",
+    )
+    digests: dict[str, str] = {}
+    for recording in rendered:
+        for name in recording.files:  # relative to the corpus: the same in both
+            (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(scratch / name, corpus / name)
+            digests[name] = sha256_file(corpus / name)
+    write_manifest(corpus / "videos", corpus, digests, options)
+    point_videos(corpus, {r.recording: r.videos for r in rendered})
+
+
+def _write_scratch_corpus(source: Path, recordings: Sequence[Recording], scratch: Path) -> None:
+    """A corpus of ``recordings`` in ``scratch`` with ``source``'s settings and domain file;
+    files already rendered into it stay."""
+    from taskqa.corpus import MANIFEST, RECORDINGS, dump_recording, read_manifest
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    for path in source.iterdir():
+        if path.is_file() and path.name not in (MANIFEST, RECORDINGS):
+            shutil.copyfile(path, scratch / path.name)
+    lines = "".join(f"{dump_recording(r)}\n" for r in recordings)
+    write_text(scratch / RECORDINGS, lines)
+    manifest = read_manifest(source).model_copy(
+        update={"recordings": len(recordings), "actions": sum(len(r.actions) for r in recordings)}
+    )
+    write_text(scratch / MANIFEST, manifest.model_dump_json(indent=2) + "\n")

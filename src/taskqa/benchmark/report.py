@@ -148,6 +148,7 @@ def build_report(
             continue  # a family this set could not make (its info says why)
         rows = result.get("templates", [])
         flagged = [r for r in rows if r["flagged"]]
+        listed = rows if family == "normal" else flagged
         report.add(
             Heading(f"Per template, {family} test split", level=3),
             Paragraph(
@@ -157,8 +158,9 @@ def build_report(
                 "questions (flagged): there the text gives the answer away."
                 + ("" if family == "normal" else " Only flagged templates are listed.")
             ),
-            _template_table(rows if family == "normal" else flagged),
         )
+        if listed:  # a table of no rows is left out: the sentence above says there are none
+            report.add(_template_table(listed))
     return report
 
 

@@ -13,6 +13,7 @@ from taskqa import terminal
 from taskqa.data.resolve import input_paths
 from taskqa.execution import ExecutorKind
 from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
+from taskqa.outputs import EVALUATION, PREDICTIONS, OverwriteOption, claim_output, say_replaced
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import console, errors
 
@@ -36,6 +37,23 @@ def _stated(command: str) -> Iterator[None]:
         raise
     except ValueError as error:
         raise InvalidInputError([Problem(f"taskqa {command}", "", str(error))]) from None
+
+
+@contextmanager
+def _setup_stated() -> Iterator[None]:
+    """The model's server failing for good (unreachable, refusing the model name or the key,
+    answering something that is not a chat completion, retries spent) or a clip video that
+    cannot be read is the user's setup, not a bug in taskqa: one problem line, exit 1."""
+    from taskqa.evaluation.adapters.frames import VideoError
+    from taskqa.llm import LLMError
+
+    try:
+        yield
+    except LLMError as error:
+        where = error.where or "taskqa baseline"
+        raise InvalidInputError([Problem(where, "", error.reason)]) from None
+    except VideoError as error:
+        raise InvalidInputError([Problem("taskqa baseline", "", str(error))]) from None
 
 
 def evaluate_command(
@@ -68,15 +86,21 @@ def evaluate_command(
         bool, typer.Option(help="Add the most-likely (train prior) column.")
     ] = True,
     strict: Annotated[
-        bool, typer.Option(help="Fail when a file has unknown, duplicate or missing ids.")
+        bool,
+        typer.Option(
+            help="Exit 1, after writing the results, when a file has duplicate ids or is "
+            "incomplete (what --allow-partial let through)."
+        ),
     ] = False,
     allow_partial: Annotated[
         bool,
         typer.Option(
             "--allow-partial",
-            help="Score a file that was made for another benchmark, leaves questions of the "
-            "split unanswered or answers ids it does not have (refused by default: its score "
-            "would look like a result).",
+            help="Score a file that leaves questions of the split unanswered on the questions "
+            "it answers (its coverage, answered of the split's questions, is shown beside its "
+            "score), and one made for another benchmark or with ids the split does not have "
+            "(all refused by default: their score would look like a result). A file that "
+            "answers none is refused even so.",
         ),
     ] = False,
     mc: Annotated[
@@ -85,14 +109,19 @@ def evaluate_command(
             "--mc",
             help="Score multiple-choice replies (ids <question id>#<rotation>, a letter or an "
             "option's text) on this `taskqa export mc` folder: per-item and circular accuracy "
-            "per category, beside the text-only baseline and chance; writes mc-results.json.",
+            "per category, beside the text-only baseline and chance; writes mc-results.json "
+            "(with --split all/SPLIT, one per family and mc-families.json). Missing and unknown "
+            "ids follow the rule of open questions (--allow-partial).",
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Score prediction files on a benchmark split: results.json plus a Markdown/HTML report.
 
     Predictions are JSON Lines: one {"question_id": ..., "prediction": ...} object per line.
-    A file that does not fit the split is refused unless --allow-partial.
+    A file that does not fit the split (questions unanswered, ids the split does not have, made
+    for another benchmark) is refused unless --allow-partial, which scores it on the questions
+    it answers and shows its coverage beside its score.
     """
     from taskqa.atomic import write_text
     from taskqa.benchmark.folder import Benchmark, parse_split_name
@@ -102,14 +131,17 @@ def evaluate_command(
     from taskqa.reports import write_report
 
     bench = Benchmark(benchmark)
+    replaced = claim_output(out, EVALUATION, overwrite)
     if mc is not None:
-        _evaluate_choices(bench, mc, split, predictions, name, out)
+        _evaluate_choices(bench, mc, split, predictions, name, out, allow_partial)
+        say_replaced(replaced)
         return
     if split.startswith(f"{ALL_FAMILIES}/"):
         _evaluate_families(
             bench, split, predictions, out, name, BootstrapConfig(resamples, seed), most_likely,
             allow_partial,
         )  # fmt: skip
+        say_replaced(replaced)
         return
     parse_split_name(split)
     with _stated("evaluate"):
@@ -126,6 +158,7 @@ def evaluate_command(
     write_text(out / "results.json", dump_results(results))
     write_report(build_report(evaluation, results), out)
     incomplete = _print_summary(results)
+    say_replaced(replaced)
     console.print(f"wrote results.json, report.md and report.html to {out}", highlight=False)
     if strict and incomplete:
         raise typer.Exit(code=1)
@@ -141,31 +174,95 @@ def _evaluate_choices(
     predictions: list[Path],
     names: list[str] | None,
     out: Path,
+    allow_partial: bool,
 ) -> None:
-    from rich.table import Table
-
+    """``--mc``: one split, or with ``all/SPLIT`` that split of every family the export has,
+    each into OUT/FAMILY/mc-results.json, with ``mc-families.json`` across them."""
     from taskqa.atomic import write_text
-    from taskqa.evaluation.choice import evaluate_choices
+    from taskqa.evaluation.choice import choice_asks, choice_families, evaluate_choices
+    from taskqa.evaluation.evaluate import model_names
+    from taskqa.evaluation.families import plan_families
+    from taskqa.evaluation.predictions import read_replies
     from taskqa.jsonio import dumps
 
+    if not split.startswith(f"{ALL_FAMILIES}/"):
+        with _stated("evaluate"):
+            results = evaluate_choices(bench, export, split, predictions, names, allow_partial)
+        write_text(out / "mc-results.json", dumps(results))
+        _print_choices({split: results})
+        console.print(f"wrote mc-results.json to {out}", highlight=False)
+        return
+    part = split.partition("/")[2]
+    _check_split_part(part)
     with _stated("evaluate"):
-        results = evaluate_choices(bench, export, split, predictions, names)
-    write_text(out / "mc-results.json", dumps(results))
-    table = Table(title=f"{split}: {results['items']:,} multiple-choice items")
-    for column in ("model", "per item", "circular", "chance", "invalid asks", "missing asks"):
-        table.add_column(column, justify="left" if column == "model" else "right")
-    for model, result in results["models"].items():
-        overall = result["scores"]["all"]
-        table.add_row(
-            model,
-            f"{100 * overall['item_accuracy']:.1f}",
-            f"{100 * overall['circular_accuracy']:.1f}",
-            f"{100 * overall['chance']:.1f}",
-            str(overall["invalid_asks"]),
-            str(overall["missing_asks"]),
-        )
-    console.print(table)
-    console.print(f"wrote mc-results.json to {out}", highlight=False)
+        labels = model_names(predictions, names)
+        families = choice_families(export, part)
+        wanted = {family: choice_asks(export, family, part) for family in families}
+        answered = [set(read_replies(path)[0]) for path in predictions]
+        plan = plan_families(answered, wanted, labels, allow_partial)
+        if plan.unused:  # refused before anything is written
+            message = (
+                f"answers the multiple-choice {part} split of no family in full (pass "
+                "--allow-partial to score it on the items it answers)"
+            )
+            raise InvalidInputError(
+                [Problem(str(predictions[i]), "", message) for i in plan.unused]
+            )
+        scored: dict[str, dict[str, object]] = {}
+        for family in families:
+            chosen = plan.chosen[family]
+            scored[family] = evaluate_choices(
+                bench, export, f"{family}/{part}", [predictions[i] for i in chosen],
+                [labels[i] for i in chosen], allow_partial, other_ids=True,
+            )  # fmt: skip
+            scored[family]["skipped"] = plan.skipped[family]
+    for family, results in scored.items():
+        write_text(out / family / "mc-results.json", dumps(results))
+    summary = {"split": part, "families": scored}
+    write_text(out / "mc-families.json", dumps(summary))
+    _print_choices({f"{family}/{part}": results for family, results in scored.items()})
+    console.print(
+        f"wrote {len(scored)} families' mc-results.json and mc-families.json to {out}",
+        highlight=False,
+    )
+
+
+def _check_split_part(part: str) -> None:
+    """Refuse a SPLIT of all/SPLIT that is no split (train, val, test)."""
+    from taskqa.benchmark.folder import parse_split_name
+
+    parse_split_name(f"normal/{part}")
+
+
+def _print_choices(by_split: dict[str, dict[str, object]]) -> None:
+    """A table per split: per-item and circular accuracy with what each file answers beside."""
+    from rich.table import Table
+
+    for split, results in by_split.items():
+        table = Table(title=f"{split}: {results['items']:,} multiple-choice items")
+        columns = ("model", "per item", "circular", "chance", "answered asks", "invalid asks")
+        for column in columns:
+            table.add_column(column, justify="left" if column == "model" else "right")
+        for model, result in results["models"].items():  # type: ignore[attr-defined]
+            overall = result["scores"]["all"]
+            answered = f"{result['answered_asks']:,} of {result['asks']:,}"
+            if result["partial"]:
+                answered += f" ({result['items_scored']:,} items scored)"
+            table.add_row(
+                model,
+                f"{100 * overall['item_accuracy']:.1f}",
+                f"{100 * overall['circular_accuracy']:.1f}",
+                f"{100 * overall['chance']:.1f}",
+                answered,
+                str(overall["invalid_asks"]),
+            )
+        console.print(table)
+        skipped = results.get("skipped") or {}
+        for label, why in skipped.items():  # type: ignore[attr-defined]
+            console.print(
+                f"{label} left out of {split} ({why}; --allow-partial scores it on those)",
+                highlight=False,
+            )
 
 
 def _evaluate_families(
@@ -184,7 +281,12 @@ def _evaluate_families(
     from taskqa.atomic import write_text
     from taskqa.benchmark.folder import families_in, parse_split_name
     from taskqa.evaluation.evaluate import dump_results, evaluate, model_names, results_json
-    from taskqa.evaluation.families import answered_ids, families_summary, summary_markdown
+    from taskqa.evaluation.families import (
+        answered_ids,
+        families_summary,
+        plan_families,
+        summary_markdown,
+    )
     from taskqa.evaluation.report import build_report
     from taskqa.reports import write_report
 
@@ -192,31 +294,19 @@ def _evaluate_families(
     parse_split_name(f"normal/{part}")
     labels = model_names(predictions, names)
     ids = [answered_ids(path) for path in predictions]
-    plan: dict[str, list[int]] = {}
-    skipped: dict[str, dict[str, str]] = {}
-    for family in families_in(bench.root):
-        wanted = {q.question.id for q in bench.questions(family, part)}
-        answered = [len(seen & wanted) for seen in ids]
-        # a file that answers only part of a family's split (made for another family) is left
-        # out of that family, and said so, unless --allow-partial scores it on what it answers
-        plan[family] = [
-            i for i, n in enumerate(answered) if n and (allow_partial or n == len(wanted))
-        ]
-        skipped[family] = {
-            labels[i]: f"answers {n:,} of {len(wanted):,}"
-            for i, n in enumerate(answered)
-            if n and i not in plan[family]
-        }
-    used = {i for chosen in plan.values() for i in chosen}
-    unused = [str(path) for i, path in enumerate(predictions) if i not in used]
-    if unused:  # refused before anything is written
+    wanted = {
+        family: {q.question.id for q in bench.questions(family, part)}
+        for family in families_in(bench.root)
+    }
+    plan = plan_families(ids, wanted, labels, allow_partial)
+    if plan.unused:  # refused before anything is written
         message = (
             f"answers no {part} split of any family in full (pass --allow-partial to score it "
             "on the questions it answers)"
         )
-        raise InvalidInputError([Problem(path, "", message) for path in unused])
+        raise InvalidInputError([Problem(str(predictions[i]), "", message) for i in plan.unused])
     scored: dict[str, dict[str, object]] = {}
-    for family, chosen in plan.items():
+    for family, chosen in plan.chosen.items():
         if not chosen and not most_likely:
             continue
         with _stated("evaluate"):
@@ -234,7 +324,7 @@ def _evaluate_families(
         write_text(out / family / "results.json", dump_results(results))
         write_report(build_report(evaluation, results), out / family)
         scored[family] = results
-    summary = families_summary(scored, part, skipped)
+    summary = families_summary(scored, part, plan.skipped)
     write_text(out / "families.json", dump_results(summary))
     write_text(out / "families.md", summary_markdown(summary))
     console.print(summary_markdown(summary), highlight=False, markup=False)
@@ -244,35 +334,61 @@ def _evaluate_families(
 
 
 def _print_summary(results: dict[str, object]) -> bool:
+    """A line per model: accuracy and interval, how many of the split's questions its file
+    answers (beside the score, which is over those for a file scored on what it answers), and
+    pair accuracy where the split has minimal pairs; a warning for a file that is incomplete.
+    Whether any is (``--strict`` fails then)."""
     incomplete = False
     for model in results["models"]:  # type: ignore[attr-defined]
         coverage = model["coverage"]
         overall = model["breakdowns"]["overall"]["all"]
         low, high = overall["ci95"]
-        # a file scored on the questions it answers (a human study's sample) misses none
-        sampled = model.get("scored_on") == "answered"
+        on_answered = model.get("scored_on") == "answered"
+        # a human study's sample (its meta file's scored_on) misses none; a file --allow-partial
+        # let through misses what it leaves unanswered
+        sampled = on_answered and not model.get("partial")
         missing = 0 if sampled else coverage["missing_ids"]
+        questions = coverage.get("questions", overall["questions"])
         where = (
             f"scored on the {model['questions_scored']} questions its file answers, "
-            if sampled
+            if on_answered
+            else ""
+        )
+        pairs = (model.get("pairs") or {}).get("all")
+        paired = (
+            f"; pair accuracy {_percent(pairs['pair_accuracy'])}% over {pairs['pairs']:,} pairs"
+            if pairs
             else ""
         )
         console.print(
-            f"{model['name']}: {100 * overall['accuracy']:.2f}% "
-            f"[{100 * (low or 0):.2f}, {100 * (high or 0):.2f}] "
-            f"({where}invalid {overall['invalid']}, missing {missing}, "
-            f"unknown ids {coverage['unknown_ids']}, duplicates {coverage['duplicate_ids']})",
+            f"{model['name']}: {_percent(overall['accuracy'])}% "
+            f"[{_percent(low)}, {_percent(high)}] "
+            f"({where}{coverage['answered']:,} of {questions:,} answered; "
+            f"invalid {overall['invalid']}, missing {missing}, "
+            f"unknown ids {coverage['unknown_ids']}, duplicates {coverage['duplicate_ids']})"
+            f"{paired}",
             highlight=False,
         )
         if missing or coverage["unknown_ids"] or coverage["duplicate_ids"]:
             incomplete = True
+            partial = (
+                f"scored on the {coverage['answered']:,} of {questions:,} questions it answers "
+                "(--allow-partial); "
+                if model.get("partial")
+                else ""
+            )
             errors.print(
-                f"[yellow]warning:[/] {model['name']}: {missing} missing, "
+                f"[yellow]warning:[/] {model['name']}: {partial}{missing} missing, "
                 f"{coverage['unknown_ids']} unknown and {coverage['duplicate_ids']} duplicate ids "
                 f"(examples in results.json)",
                 highlight=False,
             )
     return incomplete
+
+
+def _percent(value: float | None) -> str:
+    """A fraction in percent, two decimals; "-" for none (a group without questions)."""
+    return "-" if value is None else f"{100 * value:.2f}"
 
 
 def baseline_command(
@@ -333,8 +449,11 @@ def baseline_command(
     ] = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Write a predictions file from a baseline or a model behind an OpenAI-compatible server."""
+    """Write a predictions file from a baseline or a model behind an OpenAI-compatible server.
+
+    An earlier predictions file at OUT is replaced; any other file only with --overwrite."""
     from taskqa.benchmark.folder import Benchmark, parse_split_name
     from taskqa.evaluation.baselines.run import BaselineName, offline_predictions
     from taskqa.evaluation.output import write_predictions
@@ -351,6 +470,7 @@ def baseline_command(
     if not questions:
         empty = bench.split_path(family, part)
         raise InvalidInputError([Problem(str(empty), "", "holds no questions to predict")])
+    replaced = claim_output(out, PREDICTIONS, overwrite)
     if chosen is BaselineName.chat:
         from taskqa.evaluation.adapters.run import ChatSettings, run_chat
 
@@ -362,12 +482,19 @@ def baseline_command(
         spread = None
         if executor is not ExecutorKind.LOCAL or workers > 1:
             spread = execution(executor, workers, ray_address)
-        with _stated("baseline"), reported(), terminal.progress(unit="questions") as progress:
+        # transient: a run the server refuses ends in its one problem line, not under a bar
+        with (
+            _setup_stated(),
+            _stated("baseline"),
+            reported(),
+            terminal.progress(transient=True, unit="questions") as progress,
+        ):
             task = progress.add_task("asking the model", total=len(questions))
             run_chat(
                 bench, split, questions, settings, out, lambda n: progress.advance(task, n),
                 spread,
             )  # fmt: skip
+        say_replaced(replaced)
         console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)
         return
     with _stated("baseline"), terminal.progress(unit="questions") as progress:
@@ -378,4 +505,5 @@ def baseline_command(
         progress.update(task, completed=len(questions))
     meta.update({"split": split, "benchmark_manifest_sha256": bench.manifest_sha256})
     write_predictions(out, questions, predicted, meta)
+    say_replaced(replaced)
     console.print(f"wrote {len(questions)} predictions to {out}", highlight=False)

@@ -33,6 +33,7 @@ from taskqa.evaluation.predictions import (
 )
 from taskqa.evaluation.table import QuestionTable, build_table
 from taskqa.jsonio import dumps, load_json
+from taskqa.outputs import prediction_meta_path
 from taskqa.problems import InvalidInputError, Problem
 
 RESULTS_FORMAT = "taskqa-evaluation"
@@ -42,7 +43,9 @@ MOST_LIKELY = "most-likely"
 # (the default; a question without a line counts as missing, i.e. not correct), or only the
 # questions its file answers. The second is for a human study that asked a sample of the split
 # (EgoTaskQA's Human row is accuracy on the sampled questions): scored on the whole split, the
-# questions nobody was asked would count as wrong answers.
+# questions nobody was asked would count as wrong answers. A file that leaves questions
+# unanswered is scored the second way too when `--allow-partial` lets it through (it is
+# "partial"), and its coverage (answered of the split's questions) is shown beside its score.
 SCORED_ON_SPLIT, SCORED_ON_ANSWERED = "split", "answered"
 SCORED_ON = (SCORED_ON_SPLIT, SCORED_ON_ANSWERED)
 
@@ -58,6 +61,9 @@ class ModelRun:
     meta: dict[str, Any] = field(default_factory=dict)
     # the questions it is scored on (scored_on "answered"); None: every question of the split
     scored: NDArray[np.bool_] | None = None
+    # scored on the questions it answers because --allow-partial let an incomplete file through
+    # (not because its meta file says so)
+    partial: bool = False
 
     @property
     def scored_on(self) -> str:
@@ -100,15 +106,11 @@ def model_names(paths: list[Path], names: list[str] | None) -> list[str]:
 
 def read_meta(path: Path) -> dict[str, Any]:
     """The sidecar ``NAME.meta.json`` a baseline or adapter writes beside its predictions."""
-    sidecar = meta_path(path)
+    sidecar = prediction_meta_path(path)
     if not sidecar.is_file():
         return {}
     meta = load_json(sidecar)
     return meta if isinstance(meta, dict) else {}
-
-
-def meta_path(predictions: Path) -> Path:
-    return predictions.with_name(predictions.name.removesuffix(".jsonl") + ".meta.json")
 
 
 def scored_on(path: Path, meta: dict[str, Any]) -> str:
@@ -117,7 +119,7 @@ def scored_on(path: Path, meta: dict[str, Any]) -> str:
     if value not in SCORED_ON:
         expected = " or ".join(json.dumps(v) for v in SCORED_ON)
         message = f"expected {expected}, got {json.dumps(value)}"
-        raise InvalidInputError([Problem.at(meta_path(path), ["scored_on"], message)])
+        raise InvalidInputError([Problem.at(prediction_meta_path(path), ["scored_on"], message)])
     return str(value)
 
 
@@ -136,8 +138,11 @@ def evaluate(
     A file made for another benchmark (its meta file names another manifest sha256) or that
     leaves questions of the split unanswered or answers ids the split does not have is refused,
     one problem per file, unless ``allow_partial``: a 0% from a mismatched file looks like a
-    result. A human study's file (``"scored_on": "answered"``) may answer a sample. With
-    ``other_ids`` a file may also answer questions of other splits (one file for every family).
+    result. With ``allow_partial`` a file that leaves questions unanswered is scored on the
+    questions it answers (its coverage says how many), and one that answers none is still
+    refused: there is nothing to score. A human study's file (``"scored_on": "answered"``) may
+    answer a sample. With ``other_ids`` a file may also answer questions of other splits (one
+    file for every family).
     """
     config = config or BootstrapConfig()
     family, part = split.split("/")
@@ -165,9 +170,8 @@ def evaluate(
         )
     refused: list[Problem] = []
     for name, path in zip(model_names(prediction_paths, names), prediction_paths, strict=True):
-        run = _run(name, read_predictions(path, table), table, weights, config)
-        if not allow_partial:
-            refused += mismatch(path, run, benchmark, split, table, other_ids)
+        run = _run(name, read_predictions(path, table), table, weights, config, allow_partial)
+        refused += mismatch(path, run, benchmark, split, table, other_ids, allow_partial)
         runs.append(run)
     if refused:
         raise InvalidInputError(refused)
@@ -201,8 +205,19 @@ def mismatch(
     split: str,
     table: QuestionTable,
     other_ids: bool = False,
+    allow_partial: bool = False,
 ) -> list[Problem]:
-    """Why ``run``'s file does not fit this benchmark split (empty when it does)."""
+    """Why ``run``'s file does not fit this benchmark split (empty when it does, and whenever
+    ``allow_partial`` is given and the file answers at least one question)."""
+    coverage = run.coverage
+    if allow_partial:
+        if coverage.answered:
+            return []
+        message = (
+            f"answers none of the {table.size:,} questions of {split} (made for another "
+            "benchmark or split?): nothing to score, even with --allow-partial"
+        )
+        return [Problem(str(path), "", message)]
     hint = "; pass --allow-partial to score it anyway"
     made_for = run.meta.get("benchmark_manifest_sha256")
     if isinstance(made_for, str) and made_for != benchmark.manifest_sha256:
@@ -210,8 +225,7 @@ def mismatch(
             f"made for another benchmark: its benchmark_manifest_sha256 is {made_for[:12]}…, "
             f"this benchmark's manifest.json is {benchmark.manifest_sha256[:12]}…{hint}"
         )
-        return [Problem(str(meta_path(path)), "", message)]
-    coverage = run.coverage
+        return [Problem(str(prediction_meta_path(path)), "", message)]
     missing = 0 if run.scored is not None else coverage.missing
     unknown = 0 if other_ids else coverage.unknown
     if not (unknown or missing):
@@ -224,6 +238,11 @@ def mismatch(
         )
     if not coverage.answered:
         parts.append("made for another benchmark or split?")
+        hint = ""  # --allow-partial would find nothing to score either
+    elif missing:
+        hint = f"; pass --allow-partial to score it on the {coverage.answered:,} it answers"
+    else:
+        hint = "; pass --allow-partial to score it, leaving out the lines of other ids"
     return [Problem(str(path), "", "; ".join(parts) + hint)]
 
 
@@ -242,12 +261,18 @@ def _run(
     table: QuestionTable,
     weights: NDArray[np.float64],
     config: BootstrapConfig,
+    allow_partial: bool = False,
 ) -> ModelRun:
+    """A file scored on the split; on the questions it answers where its meta file says
+    ``scored_on`` "answered", or where ``allow_partial`` lets through a file that leaves some
+    unanswered (``partial``: a missing answer is not a wrong one, as the refusal promised)."""
     meta = read_meta(predictions.path)
     scored = None
-    if scored_on(predictions.path, meta) == SCORED_ON_ANSWERED:
+    sampled = scored_on(predictions.path, meta) == SCORED_ON_ANSWERED
+    partial = allow_partial and not sampled and predictions.coverage.missing > 0
+    if sampled or partial:
         scored = predictions.outcomes != MISSING
-        if not scored.any():
+        if sampled and not scored.any():
             message = 'scored_on is "answered" but no line answers a question of the split'
             raise InvalidInputError([Problem(str(predictions.path), "", message)])
     return ModelRun(
@@ -259,6 +284,7 @@ def _run(
         score_groups(table, predictions.outcomes, weights, config, scored),
         meta,
         scored,
+        partial,
     )
 
 
@@ -290,12 +316,20 @@ def results_json(evaluation: Evaluation) -> dict[str, Any]:
                 "not itself another answer"
             ),
             "invalid": "null, or a prediction outside the closed answer vocabulary",
-            "missing": "no line for the question; scored as not correct",
-            "denominator": "every question of the split (invalid and missing count as not correct)",
+            "missing": (
+                "no line for the question: a file with missing questions is refused unless "
+                '--allow-partial, which scores it on the questions it answers ("partial": true)'
+            ),
+            "denominator": (
+                "every question of the split (invalid counts as not correct), except for a "
+                'model scored_on "answered": the questions its file has a line for'
+            ),
             "scored_on_answered": (
                 'a model whose meta file says "scored_on": "answered" (a human study that '
-                "asked a sample) is scored only on the questions its file has a line for; its "
-                "questions_scored says how many, and comparisons with it use those questions"
+                "asked a sample), or whose incomplete file --allow-partial let through "
+                '("partial": true), is scored only on the questions its file has a line for; '
+                "its questions_scored and coverage.answered say how many, and comparisons with "
+                "it use those questions"
             ),
             "open_binary": {
                 "open_binary_structural": "open = structural query, binary = structural verify",
@@ -342,12 +376,14 @@ def _with_pairs(model: dict[str, Any], run: ModelRun, evaluation: Evaluation) ->
     pairs = evaluation.benchmark.pairs() if family == PAIR_FAMILY else []
     if pairs:
         questions = {q.id: q.question for q in evaluation.benchmark.questions(family, split)}
-        model["pairs"] = pair_scores(pairs, evaluation.table, run.outcomes, questions)
+        model["pairs"] = pair_scores(pairs, evaluation.table, run.outcomes, questions, run.scored)
     return model
 
 
 def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:
     scores = run.scores
+    # a group without questions (no yes/no question in the split) has no accuracy: null, not 0
+    empty = scores.total == 0
     breakdowns: dict[str, Any] = {}
     for breakdown in table.breakdowns:
         groups: dict[str, Any] = {}
@@ -361,7 +397,7 @@ def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:
                 ),
                 "invalid": int(scores.invalid[i]),
                 "missing": int(scores.missing[i]),
-                "accuracy": _number(scores.accuracy[i]),
+                "accuracy": None if empty[i] else _number(scores.accuracy[i]),
                 "ci95": [_number(scores.low[i]), _number(scores.high[i])],
             }
         breakdowns[breakdown.name] = groups
@@ -370,8 +406,14 @@ def _model_json(run: ModelRun, table: QuestionTable) -> dict[str, Any]:
         "source": run.source,
         "sha256": run.sha256,
         "meta": run.meta,
-        "coverage": run.coverage.to_json(),
+        # answered of the split's questions, beside every score of a partial file
+        "coverage": {
+            **run.coverage.to_json(),
+            "questions": table.size,
+            "answered_share": _number(run.coverage.answered / table.size) if table.size else None,
+        },
         "scored_on": run.scored_on,
+        "partial": run.partial,
         "questions_scored": run.questions_scored(table),
         "accuracy": breakdowns["overall"]["all"]["accuracy"],
         "breakdowns": breakdowns,

@@ -8,8 +8,8 @@ from typing import Any
 
 from taskqa.atomic import write_text
 from taskqa.benchmark.folder import SplitQuestion
-from taskqa.evaluation.evaluate import meta_path
 from taskqa.jsonio import jsonl_text, write_json
+from taskqa.outputs import prediction_meta_path
 
 
 def prediction_lines(questions: Sequence[SplitQuestion], predicted: Sequence[str | None]) -> str:
@@ -25,4 +25,4 @@ def write_predictions(
     meta: dict[str, Any],
 ) -> None:
     write_text(out, prediction_lines(questions, predicted))
-    write_json(meta_path(out), meta, sort_keys=True)
+    write_json(prediction_meta_path(out), meta, sort_keys=True)

@@ -27,13 +27,18 @@ def pair_scores(
     table: QuestionTable,
     outcomes: NDArray[np.int8],
     questions: Mapping[str, Question],
+    scored: NDArray[np.bool_] | None = None,
 ) -> dict[str, Any]:
-    """Pairs of the split (both questions in ``table``), and the share with both right."""
+    """Pairs of the split (both questions in ``table``), and the share with both right; with
+    ``scored`` (a file scored on the questions it answers), only the pairs both of whose
+    questions it answers."""
     right = outcomes == CORRECT
     groups: dict[str, list[bool]] = defaultdict(list)
     for pair in pairs:
         a, b = table.index.get(str(pair["a"])), table.index.get(str(pair["b"]))
         if a is None or b is None:
+            continue
+        if scored is not None and not (scored[a] and scored[b]):
             continue
         both = bool(right[a] and right[b])
         groups["all"].append(both)

@@ -119,7 +119,9 @@ def read_replies(path: Path) -> tuple[dict[str, str | None], Coverage]:
 
 def _parse(file: str, data: bytes) -> tuple[list[str], list[str | None], Coverage]:
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: a byte-order mark before the first line is read past, as pandas and
+        # `datasets` read such a file (Windows editors write one)
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InvalidInputError(
             [Problem(file, "", f"not UTF-8 text ({error.reason} at byte {error.start})")]

@@ -39,31 +39,46 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
     names = [m["name"] for m in models]
     bench = results["benchmark"]
     sampled = [m for m in models if m.get("scored_on") == SCORED_ON_ANSWERED]
+    paired = any(m.get("pairs") for m in models)
     report = Report(f"Evaluation on {bench['split']}")
     report.add(
         Paragraph(
             f"{bench['questions']:,} questions over {bench['clips']:,} clips; benchmark manifest "
             f"sha256 {bench['manifest_sha256'][:16]}…; answer normalization version "
             f"{results['normalization']['version']}; taskqa {results['taskqa_version']}. "
-            "Accuracy in percent; every question of the split is in the denominator (missing "
-            "and invalid answers count as not correct)"
-            + (", except in the columns of models scored on a sample (below)" if sampled else "")
+            "Accuracy in percent; every question of the split is in the denominator (an "
+            "invalid answer counts as not correct)"
+            + (
+                ", except in the columns of models scored on the questions their files answer "
+                "(below)"
+                if sampled
+                else ""
+            )
             + ". Tags are multi-label: a question counts "
             "in every type and scope it carries, so rows of one group do not add up."
         ),
         Heading("Models"),
         Table(
-            ["model", "what it is", "accuracy (%)", "scored on (questions)"],
+            [
+                "model",
+                "what it is",
+                "accuracy (%)",
+                "answered (coverage)",
+                *(["pair accuracy (%)"] if paired else []),
+                "scored on (questions)",
+            ],
             [
                 [
                     m["name"],
                     describe_model(m["meta"]),
                     _percent(m["accuracy"]),
+                    _answered(m, bench["questions"]),
+                    *([_pair_accuracy(m)] if paired else []),
                     _scored_on(m, bench["questions"]),
                 ]
                 for m in models
             ],
-        ),  # fmt: skip
+        ),
         *_sampled_note(sampled, bench["questions"]),
         Heading("Accuracy by category"),
         _grid(models, names, results.get("chance")),
@@ -90,8 +105,10 @@ def build_report(evaluation: Evaluation, results: dict[str, Any]) -> Report:
             report.add(
                 Figure("noisy_oracle", to_png(curve), "Oracle accuracy as facts are misread")
             )
-    report.add(Heading("Per template"), _templates(models, names))
-    if any("pairs" in m for m in models):
+    templates = _templates(models, names)
+    if templates.rows:  # an empty table is left out
+        report.add(Heading("Per template"), templates)
+    if paired:
         report.add(*_pairs_section(evaluation, models, names))
     return report
 
@@ -102,9 +119,9 @@ def _pairs_section(
     """Pair accuracy per model and category, and one pair's two clips side by side."""
     from taskqa.evaluation.pair_scores import pair_strip
 
-    keys = list(next(m["pairs"] for m in models if "pairs" in m))
+    keys = list(dict.fromkeys(key for m in models for key in m.get("pairs") or {}))
     rows = [
-        [key, models[0]["pairs"].get(key, {}).get("pairs", 0)]
+        [key, max((m.get("pairs") or {}).get(key, {}).get("pairs", 0) for m in models)]
         + [_percent(m.get("pairs", {}).get(key, {}).get("pair_accuracy")) for m in models]
         for key in keys
     ]
@@ -162,6 +179,21 @@ def describe_model(meta: dict[str, Any]) -> str:
     return BASELINE_DESCRIPTIONS.get(baseline, str(meta.get("model", "predictions from a file")))
 
 
+def _answered(model: dict[str, Any], split_questions: int) -> str:
+    """How many of the split's questions a model's file answers, beside its score."""
+    answered = int((model.get("coverage") or {}).get("answered", split_questions))
+    share = 100 * answered / split_questions if split_questions else 0.0
+    return f"{answered:,} of {split_questions:,} ({share:.1f}%)"
+
+
+def _pair_accuracy(model: dict[str, Any]) -> str:
+    """Pair accuracy (%) with the number of pairs it is over; "-" without pairs."""
+    found = (model.get("pairs") or {}).get("all")
+    if not found:
+        return "-"
+    return f"{100 * found['pair_accuracy']:.1f} ({found['pairs']:,} pairs)"
+
+
 def _scored_on(model: dict[str, Any], split_questions: int) -> str:
     scored = int(model.get("questions_scored", split_questions))
     if model.get("scored_on") == SCORED_ON_ANSWERED:
@@ -174,12 +206,18 @@ def _sampled_note(sampled: list[dict[str, Any]], split_questions: int) -> list[P
     return [
         Paragraph(
             f"**{m['name']} was scored on {m['questions_scored']:,} of the split's "
-            f"{split_questions:,} questions**, the ones its prediction file answers (its meta "
-            'file says `"scored_on": "answered"`, as a human study on a sample does), not on '
-            f"the whole split: its column is not comparable question-for-question with the "
-            "columns scored on the full split, its per-category cells are over the sampled "
-            "questions of each category, and its paired comparisons use only the questions "
-            "both models were scored on."
+            f"{split_questions:,} questions**, the ones its prediction file answers ("
+            + (
+                "its file leaves the others unanswered and `--allow-partial` scored it on what "
+                "it answers"
+                if m.get("partial")
+                else 'its meta file says `"scored_on": "answered"`, as a human study on a '
+                "sample does"
+            )
+            + "), not on the whole split: its column is not comparable question-for-question "
+            "with the columns scored on the full split, its per-category cells are over the "
+            "answered questions of each category, and its paired comparisons use only the "
+            "questions both models were scored on."
         )
         for m in sampled
     ]
@@ -249,14 +287,23 @@ def _comparisons(comparisons: list[dict[str, Any]]) -> Table:
             f"{100 * c['difference_ci95'][0]:.1f} to {100 * c['difference_ci95'][1]:.1f}",
             c["only_first_correct"],
             c["only_second_correct"],
-            f"{c['mcnemar_exact_p']:.3g}",
-            f"{c['paired_bootstrap_p']:.3g}",
+            p_value(c["mcnemar_exact_p"]),
+            p_value(c["paired_bootstrap_p"]),
         ]
         for c in comparisons
     ]
     headers = ["pair", "questions", "difference (points)", "95% interval", "only first right",
                "only second right", "McNemar exact p", "paired bootstrap p"]  # fmt: skip
     return Table(headers, rows)
+
+
+P_FLOOR = 0.001  # below it a p-value is said as a bound: "0" read as impossible
+
+
+def p_value(p: float) -> str:
+    """A p-value to three significant digits, "< 0.001" below that (a bootstrap p of 0 only
+    says no resample fell on the far side)."""
+    return f"< {P_FLOOR}" if p < P_FLOOR else f"{p:.3g}"
 
 
 def _templates(models: list[dict[str, Any]], names: list[str]) -> Table:

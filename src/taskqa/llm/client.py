@@ -9,8 +9,10 @@ still hits the cache.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -24,12 +26,37 @@ if TYPE_CHECKING:
 
 Message = dict[str, Any]  # {"role": ..., "content": str | [content parts]}
 RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# What to check when the server refuses a request for good, by status; said after its reason.
+STATUS_ADVICE = {
+    401: "check the API key (OPENAI_API_KEY, sent as a Bearer token)",
+    403: "check the API key (OPENAI_API_KEY) and that it may use this model",
+    404: "check --model (the server lists its models at GET /models) and --base-url "
+    "(an OpenAI-compatible API, usually ending in /v1)",
+}
+ADVICE_OTHERWISE = "check --model and the request settings"
+NOT_CHAT_ADVICE = (
+    "is --base-url an OpenAI-compatible API (usually ending in /v1) and not another service?"
+)
 
 
 class LLMError(RuntimeError):
-    """A request that failed for good: a client error, or retries exhausted."""
+    """A request that failed for good: a client error, a server that cannot be reached, a reply
+    that is not a chat completion, or retries exhausted.
+
+    ``where`` is the server (its base URL) and ``reason`` what went wrong there, in one line that
+    ends with what to check: commands print it as one problem line and exit 1, since each cause
+    is in the user's setup (the server, the URL, the model name, the key), not in taskqa.
+    """
 
     shard_passthrough = True  # raised on a worker, it reaches the driver as itself
+
+    def __init__(self, reason: str, where: str = "") -> None:
+        super().__init__(reason, where)  # both in args: the error pickles (from a worker) whole
+        self.reason = reason
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}" if self.where else self.reason
 
 
 class Cache(Protocol):
@@ -159,29 +186,96 @@ class LLMClient:
                 delay = problem.retry_after or self.backoff_seconds * 2 ** (attempt - 1)
                 self._sleep(delay)
         raise LLMError(
-            f"{self.base_url}: no answer after {self.max_retries + 1} attempts ({last_problem})"
+            f"no answer after {self.max_retries + 1} attempts ({last_problem}); is the server "
+            "up and not overloaded?",
+            self.base_url,
         )
 
     def _post(self, body: bytes) -> str:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        http = urllib.request.Request(
+        post = urllib.request.Request(
             f"{self.base_url}/chat/completions", data=body, headers=headers, method="POST"
         )
         try:
-            with urllib.request.urlopen(http, timeout=self.timeout_seconds) as reply:
-                data = json.loads(reply.read().decode("utf-8"))
+            with urllib.request.urlopen(post, timeout=self.timeout_seconds) as reply:
+                raw = reply.read()
         except urllib.error.HTTPError as error:
-            detail = error.read().decode("utf-8", "replace")[:300]
+            detail = error_detail(error.read())
             if error.code in RETRIED_STATUS:
                 raise _Transient(f"HTTP {error.code}: {detail}", _retry_after(error)) from None
-            raise LLMError(f"{self.base_url}: HTTP {error.code}: {detail}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
-            raise _Transient(f"{type(error).__name__}: {error}") from None
-        except json.JSONDecodeError as error:
-            raise _Transient(f"the reply is not JSON ({error.msg})") from None
+            advice = STATUS_ADVICE.get(error.code, ADVICE_OTHERWISE)
+            raise LLMError(f"HTTP {error.code}: {detail}; {advice}", self.base_url) from None
+        except urllib.error.URLError as error:
+            # Nothing listening, or a host name that does not resolve, stays so for the next
+            # attempt: said at once rather than after a minute of backoff. A timeout or a reset
+            # connection may pass, so those are retried.
+            unreachable = _unreachable(error.reason)
+            if unreachable is not None:
+                raise LLMError(unreachable, self.base_url) from None
+            raise _Transient(_said(error.reason)) from None
+        except (TimeoutError, ConnectionError, http.client.HTTPException) as error:
+            raise _Transient(_said(error)) from None
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            # a 200 whose body is not JSON is a web page or another service at that address
+            raise LLMError(
+                f"the reply is not JSON ({shorten_reply(raw)}); {NOT_CHAT_ADVICE}", self.base_url
+            ) from None
         return completion_text(data, self.base_url)
+
+
+def _unreachable(reason: object) -> str | None:
+    """What to say when ``reason`` (a URLError's) means no server can be reached at all."""
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused: no server listens there; start it or check --base-url"
+    if isinstance(reason, socket.gaierror):
+        return f"cannot resolve the host name ({reason.strerror}); check --base-url"
+    return None
+
+
+def _said(error: object) -> str:
+    """An exception as a short phrase: ``timed out``, ``ConnectionResetError: ...``."""
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    text = str(error) or "no detail"
+    return text if isinstance(error, str) else f"{type(error).__name__}: {text}"
+
+
+def error_detail(body: bytes) -> str:
+    """The message of an error reply: OpenAI's ``{"error": {"message": ...}}``, vLLM's and
+    Ollama's ``{"message": ...}`` or ``{"error": "..."}``, else the body's start."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return _start(body) or "an empty body"
+    message: object = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        if not isinstance(message, str):
+            message = data.get("message")
+    if isinstance(message, str) and message.strip():
+        return _one_line(message).rstrip(".")  # the advice follows after a semicolon
+    return _start(body)
+
+
+def shorten_reply(body: bytes) -> str:
+    """A reply's start as one quoted line, or ``an empty body``."""
+    start = _start(body)
+    return json.dumps(start, ensure_ascii=False) if start else "an empty body"
+
+
+def _start(body: bytes, limit: int = 120) -> str:
+    text = _one_line(body.decode("utf-8", "replace"))
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 class _Transient(Exception):
@@ -203,12 +297,13 @@ def completion_text(data: Any, source: str) -> str:
     try:
         content = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
+        got = _start(json.dumps(data, ensure_ascii=False).encode("utf-8"))
         raise LLMError(
-            f"{source}: expected choices[0].message.content in the reply, got "
-            f"{json.dumps(data)[:300]}"
+            f"expected choices[0].message.content in the reply, got {got}; {NOT_CHAT_ADVICE}",
+            source,
         ) from None
     if content is None:
         return ""
     if not isinstance(content, str):
-        raise LLMError(f"{source}: choices[0].message.content is not text")
+        raise LLMError("choices[0].message.content is not text", source)
     return content

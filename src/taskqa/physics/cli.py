@@ -23,7 +23,14 @@ from taskqa.execution.options import (
     execution,
     reported,
 )
-from taskqa.outputs import PHYSICS_SCENES, OverwriteOption, claim_output
+from taskqa.outputs import (
+    PHYSICS_REPORTS,
+    PHYSICS_SCENES,
+    PHYSICS_VIDEOS,
+    OverwriteOption,
+    claim_output,
+    say_replaced,
+)
 from taskqa.physics.scoring import TypeScore
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.options import BackendOption, announce_backend
@@ -128,6 +135,7 @@ def events(
     tolerance: Annotated[
         int, typer.Option(min=0, help="Frames a detected collision may be off.")
     ] = 3,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Ground-truth and detected events with descriptions; detector precision and recall."""
     from taskqa.jsonio import write_json
@@ -144,6 +152,7 @@ def events(
     from taskqa.reports import write_report
 
     loaded = read_annotation_folder(annotations)
+    replaced = claim_output(out, PHYSICS_REPORTS, overwrite)
     config = DetectorConfig()
     total = MatchCounts(0, 0, 0)
     records = []
@@ -166,6 +175,7 @@ def events(
         )
     write_json(out / "events.json", records, indent=1)
     write_report(detector_report(total, len(loaded), tolerance, config), out, "detector")
+    say_replaced(replaced)
     console.print(
         f"collisions: precision {total.precision:.3f}, recall {total.recall:.3f} "
         f"({total.true_positives} of {total.actual} simulated, {total.detected} detected)"
@@ -194,6 +204,7 @@ def ceg(
             callback=input_paths,
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Causal event graphs, responsibility questions and the heuristic/counterfactual comparison."""
     from taskqa.physics.ceg import graph_statistics
@@ -225,6 +236,7 @@ def ceg(
     problems = layout_problems(specs, loaded)
     if problems:
         raise InvalidInputError(problems)
+    replaced = claim_output(out, PHYSICS_REPORTS, overwrite)
     built = []
     with terminal.progress(transient=True, unit="graphs") as progress:
         task = progress.add_task("graphs", total=len(specs))
@@ -257,6 +269,7 @@ def ceg(
         sum(c.counterfactual_runs for c in built),
     )
     write_report(report, out, "ceg")
+    say_replaced(replaced)
     questions = sum(len(s.questions) for s in scenes)
     console.print(f"{len(graphs)} graphs, {questions} questions, {len(pairs)} rated pairs -> {out}")
 
@@ -271,6 +284,7 @@ def real_ceg(
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the report.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Statistics of the causal event graphs that a released CLEVRER-Humans QA file reveals."""
     from taskqa.physics.ceg import graph_statistics
@@ -280,8 +294,10 @@ def real_ceg(
     from taskqa.reports import write_report
 
     graphs = graphs_from_questions(read_questions(questions))
+    replaced = claim_output(out, PHYSICS_REPORTS, overwrite)
     stats = graph_statistics(graphs)
     write_report(real_ceg_report(stats, questions.name), out, "real_ceg")
+    say_replaced(replaced)
     console.print(
         f"{stats.graphs} graphs: {stats.mean_nodes:.2f} nodes and {stats.mean_edges:.2f} edges "
         "on average"
@@ -303,6 +319,7 @@ def score(
         typer.Option(help="Score a language-only baseline trained on the 80% train split."),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for the report.")] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Per-option and per-question accuracy by question type."""
     from taskqa.physics.baselines import baseline_predictions
@@ -315,6 +332,7 @@ def score(
     if (predictions is None) == (baseline is None):
         errors.print("give exactly one of --predictions and --baseline")
         raise typer.Exit(code=2)
+    replaced = claim_output(out, PHYSICS_REPORTS, overwrite) if out is not None else None
     try:
         scenes = read_questions(questions)
         if predictions is not None:
@@ -341,6 +359,7 @@ def score(
         write_report(score_report(rows, "Question answering accuracy", note), out, "score")
         if baseline is not None:
             write_text(out / "predictions.json", predictions_json(table))
+        say_replaced(replaced)
 
 
 def _print_scores(rows: Sequence[TypeScore]) -> None:
@@ -370,6 +389,7 @@ def render(
         ),
     ] = VideoFormat.MP4,
     backend: BackendOption = "auto",
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Draw each annotated scene into a video: video_XXXXX.mp4 (or .gif from above)."""
     from taskqa.atomic import write_bytes
@@ -382,6 +402,7 @@ def render(
     from taskqa.physics.video import render_mp4
 
     loaded = read_annotation_folder(annotations)
+    replaced = claim_output(out, PHYSICS_VIDEOS, overwrite)
     chosen = announce_backend(backend) if video_format is VideoFormat.MP4 else "tiny"
     with terminal.progress(transient=True, unit="videos") as progress:
         task = progress.add_task("rendering", total=len(loaded))
@@ -395,4 +416,5 @@ def render(
             else:
                 render_mp4(annotation, out / video_filename(annotation.scene_index), backend=chosen)
             progress.advance(task)
+    say_replaced(replaced)
     console.print(f"{len(loaded)} videos -> {out}")

@@ -18,6 +18,20 @@ from rich.markup import escape
 from taskqa.data.resolve import input_paths
 from taskqa.execution import Execution, ExecutorKind
 from taskqa.execution.options import ExecutorOption, RayAddressOption, execution, reported
+from taskqa.outputs import (
+    PROCEDURAL_CANDIDATES,
+    PROCEDURAL_GENERATED,
+    PROCEDURAL_GRAPHS,
+    PROCEDURAL_JUDGED,
+    PROCEDURAL_JUDGMENTS,
+    PROCEDURAL_OPEN_ITEMS,
+    PROCEDURAL_PREDICTIONS,
+    PROCEDURAL_REPORT,
+    PROCEDURAL_VERIFIED,
+    OverwriteOption,
+    claim_output,
+    say_replaced,
+)
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import GuardedTyper, errors
 
@@ -74,12 +88,14 @@ def candidates(
             callback=input_paths,
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Every (prefix, question type) candidate, in ProMQA's released record format."""
     from taskqa.procedural.annotations import load_cleaned_annotations, load_recording_ids, restrict
     from taskqa.procedural.candidates import build_candidates, count_by_type
     from taskqa.procedural.recipes import load_recipe_graphs
 
+    replaced = claim_output(out, PROCEDURAL_CANDIDATES, overwrite)
     if annotations.is_dir():
         loaded, recipe_graphs = _recordings_from_folder(annotations)
     elif graphs is None:
@@ -93,6 +109,7 @@ def candidates(
         loaded = restrict(loaded, load_recording_ids(recordings))
     built = build_candidates(loaded, recipe_graphs)
     dump_records(out, built)
+    say_replaced(replaced)
     counts = ", ".join(f"{name} {count}" for name, count in count_by_type(built).items())
     typer.echo(f"{len(built)} candidates from {len(loaded)} recordings ({counts}) -> {out}")
 
@@ -120,17 +137,23 @@ def sample(
     remainder: Annotated[
         Path | None, typer.Option(help="Also write the candidates not drawn here.")
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Seeded stratified sample (400 next, 400 missing, 50 per error type) of candidates."""
     from taskqa.jsonio import load_json
     from taskqa.procedural.candidates import count_by_type
     from taskqa.procedural.sampling import sample_candidates
 
+    replaced = [claim_output(out, PROCEDURAL_CANDIDATES, overwrite)]
+    if remainder is not None:
+        replaced.append(claim_output(remainder, PROCEDURAL_CANDIDATES, overwrite, "--remainder"))
     loaded = load_json(candidates_file)
     drawn = sample_candidates(loaded, seed)
     dump_records(out, drawn.samples)
     if remainder is not None:
         dump_records(remainder, drawn.remainder)
+    for line in replaced:
+        say_replaced(line)
     counts = ", ".join(f"{name} {count}" for name, count in count_by_type(drawn.samples).items())
     typer.echo(f"{len(drawn.samples)} samples ({counts}) -> {out}")
 
@@ -235,6 +258,7 @@ def graph(
         str,
         typer.Option(help="auto (Graphviz if installed, else matplotlib), graphviz, matplotlib"),
     ] = "auto",
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Write a recipe as DOT and, for one candidate, its status graph as DOT and PNG."""
     from taskqa.atomic import write_bytes, write_text
@@ -249,7 +273,9 @@ def graph(
         message = f"no recipe {activity!r}; expected one of: {names}"
         raise InvalidInputError([Problem(str(graphs), "", message)])
     recipe = chosen[0]
+    replaced = claim_output(out, PROCEDURAL_GRAPHS, overwrite)
     write_text(out / "recipe.dot", recipe_dot(recipe) + "\n")
+    say_replaced(replaced)
     typer.echo(f"recipe {recipe.name} -> {out / 'recipe.dot'}")
     if records is None or question_id is None:
         return
@@ -286,6 +312,7 @@ def generate(
     workers: Workers = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Ask an LLM for three QA pairs per sample and keep one, chosen with the seed."""
     from taskqa.llm import LLMError
@@ -293,6 +320,7 @@ def generate(
 
     records = _load_records(samples)[:limit]
     by_name = _graphs_by_name(graphs)
+    replaced = claim_output(out, PROCEDURAL_GENERATED, overwrite)
     try:
         with (
             _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
@@ -306,6 +334,7 @@ def generate(
     except LLMError as error:
         raise _failed(error) from None
     dump_records(out, generated)
+    say_replaced(replaced)
     parsed = sum(r["generation"]["qas"][0]["question"] is not None for r in generated)
     typer.echo(f"{len(generated)} generated ({parsed} with a parsable pair) -> {out}")
 
@@ -317,14 +346,21 @@ def import_released(
     ],
     generated_out: Annotated[Path, typer.Option(help="Where to write the generated records.")],
     judgments_out: Annotated[Path, typer.Option(help="Where to write the verification file.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Split released records into generated records and a verification file for `verify`."""
     from taskqa.jsonio import load_json
     from taskqa.procedural.release import import_records, judgments_json
 
     examples = import_records(load_json(released), str(released))
+    replaced = [
+        claim_output(generated_out, PROCEDURAL_GENERATED, overwrite, "--generated-out"),
+        claim_output(judgments_out, PROCEDURAL_JUDGMENTS, overwrite, "--judgments-out"),
+    ]
     dump_records(generated_out, [example.generated for example in examples])
     dump_records(judgments_out, [judgments_json(example) for example in examples])
+    for line in replaced:
+        say_replaced(line)
     typer.echo(f"{len(examples)} records -> {generated_out}, {judgments_out}")
 
 
@@ -344,11 +380,15 @@ def verify(
     open_items: Annotated[
         Path | None, typer.Option(help="Where to list questions still needing the adjudicator.")
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Adjudicate two annotators' judgments (paper's Table 13) and export released records."""
     from taskqa.procedural.release import verify_all
 
     result = verify_all(_load_records(generated), _load_records(judgments), str(judgments), seed)
+    replaced = claim_output(out, PROCEDURAL_VERIFIED, overwrite)
+    if open_items is not None:
+        claim_output(open_items, PROCEDURAL_OPEN_ITEMS, overwrite, "--open-items")
     if result.open_items:
         if open_items is not None:
             dump_records(open_items, result.open_items)
@@ -359,6 +399,7 @@ def verify(
         )
         raise typer.Exit(code=2)
     dump_records(out, result.kept)
+    say_replaced(replaced)
     agreement = result.agreement
     typer.echo(
         f"{len(result.kept)} verified, {result.rejected} rejected -> {out}; annotator agreement: "
@@ -393,6 +434,7 @@ def predict(
     workers: Workers = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Answer each question from the recipe DOT, the clip's frames and the question."""
     from taskqa.llm import LLMError
@@ -400,6 +442,7 @@ def predict(
 
     loaded = _load_records(records)
     by_name = _graphs_by_name(graphs)
+    replaced = claim_output(out, PROCEDURAL_PREDICTIONS, overwrite)
     run = _run(executor, workers, ray_address)
     try:
         with _client(base_url, cache, concurrency, run) as client:
@@ -407,6 +450,7 @@ def predict(
     except LLMError as error:
         raise _failed(error) from None
     dump_records(out, predicted)
+    say_replaced(replaced)
     typer.echo(f"{len(predicted)} predictions -> {out}")
 
 
@@ -429,6 +473,7 @@ def judge(
     workers: Workers = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Rate each prediction against the gold answers with an LLM judge."""
     from taskqa.llm import LLMError
@@ -441,6 +486,7 @@ def judge(
         raise typer.BadParameter(message, param_hint="--context")
     loaded = _load_records(predictions)
     by_name = _graphs_by_name(graphs)
+    replaced = claim_output(out, PROCEDURAL_JUDGED, overwrite)
     try:
         with (
             _client(base_url, cache, concurrency, _run(executor, workers, ray_address)) as client,
@@ -454,6 +500,7 @@ def judge(
     except LLMError as error:
         raise _failed(error) from None
     dump_records(out, judged)
+    say_replaced(replaced)
     unjudged = sum(r["evaluation"]["judge"] is None for r in judged)
     typer.echo(f"{len(judged)} judged ({unjudged} unjudged) -> {out}")
 
@@ -472,6 +519,7 @@ def report(
             callback=input_paths,
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Score table (overall, clean/noisy, per type), judge calibration and self-preference."""
     from taskqa.procedural.reporting import build_report, load_human_ratings
@@ -484,5 +532,7 @@ def report(
             raise typer.BadParameter(f"{item!r}: expected NAME=FILE", param_hint="--judged")
         runs[name] = _load_records(Path(file))
     ratings = load_human_ratings(human) if human is not None else None
+    replaced = claim_output(out, PROCEDURAL_REPORT, overwrite)
     written = write_report(build_report(runs, ratings), out)
+    say_replaced(replaced)
     typer.echo(f"report -> {written[0]}")

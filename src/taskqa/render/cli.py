@@ -18,6 +18,14 @@ from taskqa.execution.options import (
     execution,
     reported,
 )
+from taskqa.outputs import (
+    CONTACT_SHEET,
+    PROBE,
+    RENDERED_VIDEOS,
+    OverwriteOption,
+    claim_output,
+    say_replaced,
+)
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.options import BackendOption, announce_backend
 from taskqa.terminal import GuardedGroup, GuardedTyper, console, progress
@@ -53,6 +61,12 @@ app = GuardedTyper(
     no_args_is_help=True,
     rich_markup_mode="rich",
 )
+
+
+def _typed(ctx: typer.Context, name: str) -> bool:
+    """Whether the option was given on the command line (not left at its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def parse_views(text: str) -> tuple[str, ...]:
@@ -191,8 +205,15 @@ def render_into_corpus(
 
 @app.command("videos")
 def videos(
+    ctx: typer.Context,
     corpus: Annotated[
-        Path, typer.Argument(help="A simulated taskqa corpus folder.", callback=input_paths)
+        Path,
+        typer.Argument(
+            help="A simulated taskqa corpus folder, or a built benchmark (`taskqa build`): "
+            "the recordings its clips use that have no video are rendered and its videos.csv "
+            "written again.",
+            callback=input_paths,
+        ),
     ],
     out: Annotated[
         Path | None,
@@ -254,17 +275,38 @@ def videos(
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Render a corpus's household recordings to MP4 and point its video references at them.
 
     `taskqa render CORPUS ...` is short for `taskqa render videos CORPUS ...`.
     Example: taskqa render out/corpus --limit 3 --fps 2 --size 224 --masks
+
+    `taskqa render BENCH` renders a built benchmark's missing videos (docs/minimal-pairs.md).
     """
     from taskqa.corpus import is_corpus
+    from taskqa.render.benchmark_videos import benchmark_named, render_benchmark
 
+    named = benchmark_named(corpus)
+    if named is not None:
+        given = {
+            **{"out": out, "recordings": recordings, "clips_from": clips_from, "limit": limit},
+            **{"fps": fps, "size": size, "views": views, "masks": masks, "depth": depth},
+            **{"look": look, "appearance_set": appearance_set, "backend": backend},
+        }
+        typed = {name for name in given if _typed(ctx, name)}
+        run = execution(executor, workers, ray_address, resume)
+        render_benchmark(*named, given, typed, workers, run)
+        return
     if not is_corpus(corpus):
         message = "not a taskqa corpus; expected a folder with corpus.json"
         raise InvalidInputError([Problem(str(corpus), "", message)])
+    # a folder on this machine: its own videos are drawn again, anything else is refused
+    # (object storage is the user's bucket to manage)
+    target = render_target(out)
+    replaced = None
+    if isinstance(target, Path):
+        replaced = claim_output(target, RENDERED_VIDEOS, overwrite)
     run = execution(executor, workers, ray_address, resume)
     render_into_corpus(
         corpus,
@@ -283,6 +325,7 @@ def videos(
         look,
         appearance_set,
     )
+    say_replaced(replaced)
 
 
 @app.command()
@@ -292,11 +335,14 @@ def sheet(
     ),
     size: Annotated[int, typer.Option(min=64, max=512, help="Pixels per picture side.")] = 224,
     backend: BackendOption = "auto",
+    overwrite: OverwriteOption = False,
 ) -> None:
     """A contact sheet: before/after pictures of every visible attribute value, labelled."""
     from taskqa.render.sheet import write_sheet
 
+    replaced = claim_output(out, CONTACT_SHEET, overwrite)
     count = write_sheet(out, size, backend=announce_backend(backend))
+    say_replaced(replaced)
     console.print(f"wrote {out} ({count} before/after pairs)", highlight=False)
 
 
@@ -318,6 +364,7 @@ def probe(
     workers: WorkersOption = 1,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Pixel probe: can the visible states be read from the rendered pixels?
 
@@ -329,6 +376,7 @@ def probe(
 
     corpus_domain_file(corpus)  # before the progress bar, as `render videos` does
     total = len(read_corpus(corpus)[:limit])
+    replaced = claim_output(out, PROBE, overwrite)
     chosen = announce_backend(backend)
     with reported(), progress(unit="recordings") as bars:
         task = bars.add_task("rendering crops", total=total)
@@ -345,4 +393,5 @@ def probe(
             backend=chosen,
         )
     console.print(report.table())
+    say_replaced(replaced)
     console.print(f"wrote {out / 'probe.json'} and {out / 'probe.md'}", highlight=False)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from taskqa.data.resolve import input_paths
+from taskqa.outputs import STUDY_EXPORT, OverwriteOption, claim_output, say_replaced
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.terminal import GuardedTyper, console
 
@@ -171,6 +172,7 @@ def serve(
 def export_command(
     study: Annotated[Path, typer.Argument(help="A study file.", callback=input_paths)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the export files.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Write every export of the study (the files the progress page offers)."""
     _require_extra()
@@ -178,11 +180,13 @@ def export_command(
     from taskqa.studio.exports import write_exports
     from taskqa.studio.kinds import get_kind
 
+    replaced = claim_output(out, STUDY_EXPORT, overwrite)
     connection = db.connect(study)
     try:
         written = write_exports(connection, get_kind(str(db.meta(connection)["kind"])), out)
     finally:
         connection.close()
+    say_replaced(replaced)
     console.print(f"wrote {len(written)} files to {out}", highlight=False)
 
 

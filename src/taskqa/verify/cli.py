@@ -21,7 +21,15 @@ from taskqa.execution.options import (
     reported,
 )
 from taskqa.jsonio import record_text, write_json
-from taskqa.outputs import VERIFY_BENCHMARK, OverwriteOption, claim_output
+from taskqa.outputs import (
+    DSL_GRAPHS,
+    PARSER_SCORES,
+    VERIFY_BENCHMARK,
+    VERIFY_RESULTS,
+    OverwriteOption,
+    claim_output,
+    say_replaced,
+)
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.render.options import BackendOption, announce_backend
 from taskqa.terminal import GuardedTyper, console
@@ -39,6 +47,7 @@ def parse(
         Path, typer.Argument(help="Text file, one description per line.", callback=input_paths)
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Graphs file, one DSL graph per line.")],
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Parse task descriptions into partial-order query graphs (EgoTV's DSL notation)."""
     from taskqa.verify.parser import DescriptionError, parse_description
@@ -55,7 +64,9 @@ def parse(
             problems.append(Problem.at(descriptions, [number], str(error)))
     if problems:
         raise InvalidInputError(problems)
+    replaced = claim_output(out, DSL_GRAPHS, overwrite)
     write_text(out, "".join(g + "\n" for g in graphs))
+    say_replaced(replaced)
     console.print(f"parsed {len(graphs)} descriptions into {out}")
 
 
@@ -69,16 +80,19 @@ def parse_score(
         ),
     ],
     out: Annotated[Path | None, typer.Option(help="Write the scores as JSON here.")] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Exact-match rate and graph edit distance of the parser against gold graphs."""
     from taskqa.verify.parse_eval import read_gold_graphs, score_parser
 
+    replaced = claim_output(out, PARSER_SCORES, overwrite) if out is not None else None
     score = score_parser(read_gold_graphs(gold))
     figures = score.as_dict()
     for key, value in figures.items():
         console.print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
     if out is not None:
         write_json(out, figures, sort_keys=True, indent=1)
+        say_replaced(replaced)
 
 
 @app.command()
@@ -142,6 +156,7 @@ def evaluate(
         typer.Option(help="JSONL of learned-model logits per pair.", callback=input_paths),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the noisy oracles.")] = 0,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Score oracle, noisy oracles, Text2Text (and your model's logits) on every split."""
     from taskqa.verify.evaluation import load_benchmark, run_verifier, summarize, write_results
@@ -155,6 +170,7 @@ def evaluate(
     )
 
     pairs = load_benchmark(benchmark)
+    replaced = claim_output(out, VERIFY_RESULTS, overwrite)
     verifiers: list[Verifier] = [
         AlignedVerifier(OracleScorer()), AlignedVerifier(OracleScorer(symmetric=True)),
         *[AlignedVerifier(NoisyOracleScorer(rate, seed)) for rate in noise],
@@ -175,6 +191,7 @@ def evaluate(
             probabilities = run_verifier(verifier, pairs, partial(progress.advance, job))
             results[verifier.name] = summarize(pairs, probabilities)
     write_results(out, results, notes)
+    say_replaced(replaced)
     for name, result in results.items():
         figures = ", ".join(f"{s} {v['f1']:.1f}" for s, v in result["splits"].items())
         console.print(f"{name}: F1 {figures}")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -23,13 +23,14 @@ from typing import Any
 
 from taskqa.answers import NORMALIZATION_VERSION
 from taskqa.benchmark.clip_videos import videos_by_clip
-from taskqa.benchmark.folder import Benchmark, SplitQuestion
+from taskqa.benchmark.folder import Benchmark, SplitQuestion, VideoClip
+from taskqa.checks.videos import PLACEHOLDER_SCHEME
 from taskqa.evaluation.adapters.frames import VideoError, data_url, read_frames, sample_times
 from taskqa.evaluation.adapters.mapping import AnswerMapper
-from taskqa.evaluation.evaluate import meta_path
 from taskqa.execution import Execution
 from taskqa.jsonio import record_line, write_json, write_jsonl
 from taskqa.llm import ChatRequest, LLMClient, ResponseCache
+from taskqa.outputs import prediction_meta_path
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs.clips import Clip
 
@@ -89,22 +90,30 @@ def read_partial(path: Path) -> dict[str, dict[str, Any]]:
 
 
 class ChatRun:
-    def __init__(self, benchmark: Benchmark, settings: ChatSettings) -> None:
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        settings: ChatSettings,
+        questions: Sequence[SplitQuestion] = (),
+    ) -> None:
+        """Ready to ask ``questions`` (whose clips' videos are checked here, before the cache
+        file is made or a request sent)."""
         if not settings.base_url:
             raise ValueError("the chat baseline needs --base-url (an OpenAI-compatible server)")
         self.settings = settings
         self.template, self.template_sha256 = load_prompt(settings.prompt)
         self.extract_template, _ = load_prompt("extract")
         self.mapper = AnswerMapper(benchmark.answers())
-        cache = ResponseCache(settings.cache) if settings.cache else None
-        self.client = LLMClient(
-            settings.base_url, cache=cache, max_concurrency=settings.concurrency
-        )
         self.videos = benchmark.videos()
         self.by_clip = videos_by_clip(self.videos)
         self.video_root = settings.videos
         self.clips = _clips(benchmark) if settings.frames > 0 else {}
         self._frames: dict[str, list[str]] = {}
+        self.check_videos(benchmark, questions)
+        cache = ResponseCache(settings.cache) if settings.cache else None
+        self.client = LLMClient(
+            settings.base_url, cache=cache, max_concurrency=settings.concurrency
+        )
 
     def frames_for(self, question: SplitQuestion) -> list[str]:
         if self.settings.frames <= 0:
@@ -115,17 +124,43 @@ class ChatRun:
         return self._frames[key]
 
     def _load_frames(self, item: SplitQuestion) -> list[str]:
+        row, video = self._video(item)
+        if row is None or video is None:
+            raise VideoError(f"videos.csv has no row for clip {item.question.clip!r}")
+        times = sample_times(row.start_s, row.end_s, self.settings.frames, self.settings.fps)
+        return [data_url(j) for j in read_frames(video, times, self.settings.max_side)]
+
+    def _video(self, item: SplitQuestion) -> tuple[VideoClip | None, Path | None]:
+        """The ``videos.csv`` row of the question's clip and the file its frames come from
+        (found by name under ``--videos`` when the path listed is not there); None, None
+        without a row."""
         q = item.question
         clip = self.clips.get(q.clip)
         start = clip.start if clip else 0.0
         row = self.by_clip.get(q.clip) or self.videos.find(q.clip, q.recording, q.agent, start)
         if row is None:
-            raise VideoError(f"videos.csv has no row for clip {q.clip!r}")
+            return None, None
         video = row.video
         if self.video_root is not None and not video.is_file():
             video = self.video_root / video.name
-        times = sample_times(row.start_s, row.end_s, self.settings.frames, self.settings.fps)
-        return [data_url(j) for j in read_frames(video, times, self.settings.max_side)]
+        return row, video
+
+    def check_videos(self, benchmark: Benchmark, questions: Sequence[SplitQuestion]) -> None:
+        """Refuse, before the first request, to ask with frames about clips that have no video
+        file: a benchmark built from an unrendered corpus lists ``sim://`` addresses, which
+        would otherwise fail on the first clip after the server was set up and paid."""
+        if self.settings.frames <= 0:
+            return
+        asked: dict[str, SplitQuestion] = {}
+        for item in questions:
+            asked.setdefault(item.question.clip, item)
+        missing = []
+        for clip, item in asked.items():
+            row, video = self._video(item)
+            if video is None or not video.is_file():
+                missing.append(_listed(row.video, benchmark.root) if row else f"no row for {clip}")
+        if missing:
+            raise InvalidInputError([_missing_videos_problem(benchmark, missing, len(asked))])
 
     def request(self, item: SplitQuestion) -> ChatRequest:
         images = self.frames_for(item)
@@ -192,6 +227,43 @@ class ChatRun:
         }
 
 
+PLACEHOLDER_PATH = PLACEHOLDER_SCHEME.removesuffix("/")  # "sim://x" as a Path: "sim:/x"
+
+
+def _listed(video: Path, root: Path) -> str:
+    """A video as ``videos.csv`` names it: a ``sim://`` address of an unrendered recording
+    reads as one again (as a path, it lost a slash and gained the benchmark folder)."""
+    relative = video.relative_to(root).as_posix() if video.is_relative_to(root) else ""
+    if relative.startswith(PLACEHOLDER_PATH):
+        return PLACEHOLDER_SCHEME + relative.removeprefix(PLACEHOLDER_PATH)
+    return str(video)
+
+
+def _missing_videos_problem(benchmark: Benchmark, missing: list[str], clips: int) -> Problem:
+    unrendered = any(name.startswith(PLACEHOLDER_SCHEME) for name in missing)
+    why = "its corpus was not rendered" if unrendered else "the files are not there"
+    # `taskqa render BENCH` renders the recordings its clips use and lists them in videos.csv
+    message = (
+        f"{len(missing):,} of {clips:,} clips asked about have no video file ({why}; such as "
+        f"{missing[0]}), so no frames can be sent; render them with "
+        f"`taskqa render {benchmark.root}` (or point --videos at the folder that holds them), "
+        "or ask without frames: --frames 0"
+    )
+    return Problem(str(benchmark.root), "", message)
+
+
+@contextmanager
+def _dropped_if_empty(partial: Path, fresh: bool) -> Iterator[None]:
+    """A run that fails before its first answer (no server, a refused model) leaves no empty
+    ``OUT.partial`` behind: there is nothing in it to resume from."""
+    try:
+        yield
+    except BaseException:
+        if fresh and partial.is_file() and partial.stat().st_size == 0:
+            partial.unlink()
+        raise
+
+
 def _clips(benchmark: Benchmark) -> dict[str, Clip]:
     return {clip: record.clip for clip, record in benchmark.clips().items()}
 
@@ -210,7 +282,7 @@ def run_chat(
     With ``execution``, request batches run on its executor (the cache stays on the driver).
     """
     with ExitStack() as stack:
-        run = ChatRun(benchmark, settings)
+        run = ChatRun(benchmark, settings, questions)
         if execution is not None:
             run.client.executor = stack.enter_context(execution.open())
         return _answer_all(run, benchmark, split, questions, out, on_progress)
@@ -232,7 +304,8 @@ def _answer_all(
         on_progress(len(questions) - len(todo))
     out.parent.mkdir(parents=True, exist_ok=True)
     chunk = CHUNK_PER_WORKER * settings.concurrency
-    with partial.open("a", encoding="utf-8") as stream:
+    fresh = not partial.exists()
+    with partial.open("a", encoding="utf-8") as stream, _dropped_if_empty(partial, fresh):
         for begin in range(0, len(todo), chunk):
             items = todo[begin : begin + chunk]
             requests = [run.request(item) for item in items]
@@ -252,6 +325,8 @@ def _answer_all(
     for q in questions:
         rule = done[q.id].get("mapped_by") or "invalid"
         counts[rule] = counts.get(rule, 0) + 1
-    write_json(meta_path(out), {**run.meta(split, benchmark), "mapping": counts}, sort_keys=True)
+    write_json(
+        prediction_meta_path(out), {**run.meta(split, benchmark), "mapping": counts}, sort_keys=True
+    )
     partial.unlink(missing_ok=True)
     return counts
