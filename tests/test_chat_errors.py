@@ -139,9 +139,7 @@ def test_frames_of_an_unrendered_benchmark_are_refused_before_any_request(
     assert line.startswith(f"✗ {bench}: 1 of 1 clips asked about have no video file (its corpus ")
     assert "such as sim://" in line and "sim:/" + "/" in line  # the address as videos.csv has it
     # `taskqa render BENCH` renders what its clips use and rewrites videos.csv: no rebuild
-    assert f"`taskqa render {bench}`" in line and line.endswith(
-        "or ask without frames: --frames 0"
-    )
+    assert f"`taskqa render {bench}`" in line and line.endswith("or ask without frames: --frames 0")
     assert server.requests == []  # refused up front, not on the first clip
     assert not (tmp_path / "p.jsonl.cache.sqlite").exists()
 
