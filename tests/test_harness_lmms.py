@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -58,6 +59,25 @@ PROBLEM = _harness_problem("lmms_eval")
 VLMEVAL_PROBLEM = _harness_problem("vlmeval.dataset.video_base")
 needs_lmms_eval = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
 needs_vlmeval = pytest.mark.skipif(VLMEVAL_PROBLEM is not None, reason=str(VLMEVAL_PROBLEM))
+
+
+def _run_vlmeval(
+    export: Path, dataset: str, nframe: int, replies: dict[str, str], tmp_path: Path
+) -> dict[str, Any]:
+    """Run VLMEvalKit's dataset class on the export with scripted replies; what it saw and
+    scored (tests/harness/run_vlmeval.py writes it)."""
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    frames_root = tmp_path / "LMUData"
+    frames_root.mkdir()
+    environment = {**os.environ, "LMUData": str(frames_root), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [str(HARNESS), str(RUNNER.with_name("run_vlmeval.py")), str(export), dataset,
+         str(nframe), str(tmp_path / "replies.json"), str(tmp_path / "seen.json")],
+        capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen: dict[str, Any] = json.loads((tmp_path / "seen.json").read_text())
+    return seen
 
 
 def _scripted(docs: list[dict]) -> list[str]:
@@ -196,17 +216,7 @@ def test_vlmevalkit_loads_the_dataset_and_scores_as_taskqa_evaluate(
     docs = [dict(zip(header, row.split("\t"), strict=False)) for row in rows[1:6]]
     said = _scripted(docs)
     replies = {d["question_id"]: r for d, r in zip(docs, said, strict=False)}
-    (tmp_path / "replies.json").write_text(json.dumps(replies))
-    frames_root = tmp_path / "LMUData"
-    frames_root.mkdir()
-    environment = {**os.environ, "LMUData": str(frames_root), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [str(HARNESS), str(RUNNER.with_name("run_vlmeval.py")), str(export), "TaskQA_normal",
-         "3", str(tmp_path / "replies.json"), str(tmp_path / "seen.json")],
-        capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads((tmp_path / "seen.json").read_text())
+    seen = _run_vlmeval(export, "TaskQA_normal", 3, replies, tmp_path)
     assert "TaskQA_normal" in seen["supported"]
     assert seen["documents"] == len(rows) - 1
     kinds = [kind for kind, _ in seen["message"]]
@@ -282,17 +292,7 @@ def test_vlmevalkit_scores_minimal_pairs_as_taskqa_evaluate(paired: Path, tmp_pa
         for d in docs
     ]  # fmt: skip
     replies = _watching(sides)
-    (tmp_path / "replies.json").write_text(json.dumps(replies))
-    frames_root = tmp_path / "LMUData"
-    frames_root.mkdir()
-    environment = {**os.environ, "LMUData": str(frames_root), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [str(HARNESS), str(RUNNER.with_name("run_vlmeval.py")), str(export), "TaskQA_pairs",
-         "2", str(tmp_path / "replies.json"), str(tmp_path / "seen.json")],
-        capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads((tmp_path / "seen.json").read_text())
+    seen = _run_vlmeval(export, "TaskQA_pairs", 2, replies, tmp_path)
     ours = _taskqa_accuracy(paired, replies, tmp_path / "ours", "pairs/test")
     assert seen["result"]["accuracy"] == pytest.approx(ours["accuracy"])
     assert seen["result"]["pair_accuracy"] == pytest.approx(ours["pairs"]["all"]["pair_accuracy"])
