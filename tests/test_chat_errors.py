@@ -63,6 +63,7 @@ def test_a_closed_port_is_one_line_at_once(benchmark_dir: Path, tmp_path: Path) 
     assert "internal error" not in output and "Traceback" not in output
     assert elapsed < 3.0  # refused at the first attempt, not after five with backoff
     assert not (tmp_path / "p.jsonl").exists() and not (tmp_path / "p.jsonl.partial").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no empty cache left either
 
 
 @pytest.mark.parametrize(

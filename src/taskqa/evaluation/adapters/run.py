@@ -264,6 +264,21 @@ def _dropped_if_empty(partial: Path, fresh: bool) -> Iterator[None]:
         raise
 
 
+@contextmanager
+def _cache_dropped_if_empty(run: ChatRun) -> Iterator[None]:
+    """Nor an empty response cache that the failed run made (``OUT.cache.sqlite``, with
+    SQLite's ``-wal`` and ``-shm`` files): a cache that holds answers is kept, it was paid for."""
+    try:
+        yield
+    except BaseException:
+        cache = run.client.cache
+        if isinstance(cache, ResponseCache) and len(cache) == 0:
+            cache.close()
+            for suffix in ("", "-wal", "-shm"):
+                cache.path.with_name(cache.path.name + suffix).unlink(missing_ok=True)
+        raise
+
+
 def _clips(benchmark: Benchmark) -> dict[str, Clip]:
     return {clip: record.clip for clip, record in benchmark.clips().items()}
 
@@ -282,7 +297,10 @@ def run_chat(
     With ``execution``, request batches run on its executor (the cache stays on the driver).
     """
     with ExitStack() as stack:
+        fresh_cache = settings.cache is not None and not settings.cache.exists()
         run = ChatRun(benchmark, settings, questions)
+        if fresh_cache:
+            stack.enter_context(_cache_dropped_if_empty(run))
         if execution is not None:
             run.client.executor = stack.enter_context(execution.open())
         return _answer_all(run, benchmark, split, questions, out, on_progress)
