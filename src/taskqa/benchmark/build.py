@@ -397,15 +397,17 @@ KEPT = (
 
 def kept_folder(journal: Path | None, part: str) -> Path | None:
     """The folder beside the output that keeps ``part`` of a build (None without a journal)."""
-    if journal is None:
-        return None
-    return journal.with_name(f"{journal.name}-{part}") if part else journal
+    return None if journal is None else _beside(journal, part)
 
 
 def kept_folders(journal: Path) -> list[tuple[str, Path]]:
     """Every folder a build may keep beside its output, with what it holds."""
-    return [(what, journal.with_name(f"{journal.name}-{part}") if part else journal)
-            for part, what in KEPT]  # fmt: skip
+    return [(what, _beside(journal, part)) for part, what in KEPT]
+
+
+def _beside(journal: Path, part: str) -> Path:
+    """``.BENCH.shards-PART`` (the journal itself for the generation shards, part "")."""
+    return journal.with_name(f"{journal.name}-{part}") if part else journal
 
 
 def kept_work(journal: Path) -> list[str]:
