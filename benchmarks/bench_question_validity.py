@@ -175,7 +175,11 @@ def shortcut_table(measured: Mapping[str, Any]) -> dict[str, dict[str, dict[str,
         family = split.split("/")[0]
         rows: dict[str, dict[str, float]] = {}
         for name, scores in measured["diagnostics"][family]["baselines"].items():
-            rows[name] = {k: float(scores[k]) for k in ("all", "binary", "open")}
+            # a split with no open (or no yes/no) question has no score for it
+            rows[name] = {
+                k: float("nan") if scores[k] is None else float(scores[k])
+                for k in ("all", "binary", "open")
+            }
         lr = _model(measured["results"][split], "text-only")
         rows["text-only (LR)"] = {
             "all": _accuracy(lr, "overall", "all"),

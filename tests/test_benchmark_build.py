@@ -294,10 +294,16 @@ def test_manifest_hashes_every_file_and_diagnostics_are_written(bench: Path) -> 
     )
     assert "### Reasoning types balancing more than halved" in report
     assert 0 < diagnostics["normal"]["chance"]["all"] < 100
-    # every text is 50/50 in every split, so memorising texts gets exactly half the yes/no right
+    # every text is 50/50 in every split, so memorising texts gets exactly half the yes/no right;
+    # a generalisation family may hold a whole text out of train, and then the memoriser's
+    # fallback answer (no yes/no at all) gets that pair wrong: never more than half
     for family in FAMILIES:
         if diagnostics[family]["baselines"]["most likely"]["binary"]:  # has yes/no questions
-            assert diagnostics[family]["baselines"]["question text"]["binary"] == 50.0
+            memorised = diagnostics[family]["baselines"]["question text"]["binary"]
+            if family in ("normal", "indirect"):
+                assert memorised == 50.0, family
+            else:
+                assert 45.0 <= memorised <= 50.0, family
     templates = diagnostics["normal"]["templates"]
     assert sum(row["questions"] for row in templates) == most_likely["questions"]
     for row in templates:

@@ -84,7 +84,7 @@ def test_results_record_what_determines_the_score(evaluated: Path, benchmark_dir
     results = json.loads((evaluated / "report" / "results.json").read_text())
     assert results["benchmark"]["manifest_sha256"] == Benchmark(benchmark_dir).manifest_sha256
     assert results["benchmark"]["split"] == "normal/test"
-    assert results["normalization"]["version"] == "3" and results["taskqa_version"]
+    assert results["normalization"]["version"] == "4" and results["taskqa_version"]
     assert results["bootstrap"] == {"unit": "clip", "resamples": 200, "seed": 0,
                                     "confidence": 0.95, "interval": "percentile"}  # fmt: skip
     model = results["models"][1]

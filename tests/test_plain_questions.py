@@ -84,18 +84,18 @@ def _collides(question: Question, answers: set[str]) -> bool:
     )
 
 
-def test_failed_and_partial_actions_are_asked_as_tries(
+def test_failed_and_partial_actions_are_neither_asked_nor_answered(
     questions: list[Question], corpus: list[Recording]
 ) -> None:
-    by_recording = {r.id: r for r in corpus}
-    tries = [q for q in questions if re.search(r"\btr(y|ied|ying|ies) to\b", q.question)]
-    assert tries, "the corpus has failed actions; some question should name one"
-    for question in tries[:300]:
-        recording = by_recording[question.recording]
-        verbs = {parse_action_text(v).verb for v in question.params.values() if " " in v}
-        outcomes = {a.outcome for a in recording.actions if a.verb in verbs}
-        assert outcomes - {"done"}, question.question
-    assert any(q.answer.startswith("try to ") for q in questions)
+    """At two frames a second a try looks like the action done (a door swings back, a pour
+    stops short): a review from the frames found every try a viewer could not answer, so no
+    question names one and none is an answer (questions/visible.py)."""
+    tried = [a for r in corpus for a in r.actions if a.outcome != "done"]
+    assert tried, "the corpus has failed actions"
+    assert not [
+        q.question for q in questions if re.search(r"\btr(y|ied|ying|ies) to\b", q.question)
+    ]
+    assert not [q.answer for q in questions if re.search(r"\btr(y|ying) to\b", q.answer)]
 
 
 def test_one_question_per_text_on_a_clip(questions: list[Question]) -> None:

@@ -331,12 +331,12 @@ def test_the_held_out_appearance_set_changes_rooms_not_named_colours(
 ) -> None:
     """Same recording, same moment: the held-out set draws the same bodies in the same places
     (identical masks) with other room and furniture colours, while a thing named by its colour
-    (the red cup) keeps it."""
+    (the pink cup) keeps it."""
     from taskqa.render.gaze import Director
     from taskqa.render.household import View
 
     recording = recordings[0]
-    action = next(a for a in recording.actions if "red-cup" in a.slots.patient)
+    action = next(a for a in recording.actions if "pink-cup" in a.slots.patient)
     t = (action.start + action.end) / 2
     frames = {}
     for appearance_set in ("seen", "held-out"):
@@ -350,10 +350,10 @@ def test_the_held_out_appearance_set_changes_rooms_not_named_colours(
     (seen, scene), (held_out, _) = frames["seen"], frames["held-out"]
     assert np.array_equal(seen.labels, held_out.labels)
     difference = np.abs(seen.rgb.astype(int) - held_out.rgb.astype(int)).sum(axis=2)
-    cup = seen.labels == scene.label("red-cup")
+    cup = seen.labels == scene.label("pink-cup")
     assert cup.sum() >= 20
     assert difference[cup].mean() < 3
-    furniture = (seen.labels != scene.label("red-cup")) & (seen.labels != 0)
+    furniture = (seen.labels != scene.label("pink-cup")) & (seen.labels != 0)
     assert difference[seen.labels == 0].mean() > 20 or difference[furniture].mean() > 20
 
 

@@ -223,7 +223,7 @@ def test_an_oracle_file_in_the_past_tense_scores_100(benchmark_dir: Path, tmp_pa
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     overall = results["models"][0]["breakdowns"]["overall"]["all"]
     assert overall["correct"] == len(questions) and overall["invalid"] == 0
-    assert results["normalization"]["version"] == "3"
+    assert results["normalization"]["version"] == "4"
     assert any("verb" in rule for rule in results["normalization"]["rules"])
 
 

@@ -63,6 +63,7 @@ def test_templates_that_need_gaze_are_left_out_by_default(templates: list[Templa
         "descriptive/world/change-verify",
         "descriptive/world/object-changed-verify",
         "explanatory/intent/for-next",
+        "explanatory/world/how-changed",
         "explanatory/world/precondition",
         "predictive/intent/desired-state-next",
         "predictive/intent/desired-value",
@@ -183,7 +184,7 @@ def test_text_forms() -> None:
     assert found == [
         _problem(
             ".texts[0]",
-            "unknown form {a:was}; forms are ing, base, pp, past, np for actions, axis for "
+            "unknown form {a:was}; forms are ing, base, pp, past, np for actions, axis, do for "
             "attributes, past, base for values",
         ),
         _problem(".texts[1]", "{o:ing}: forms apply only to action parameters, {o} is object"),
@@ -313,6 +314,9 @@ def _sample_space(view: ClipView) -> dict[ParamType, list[Any]]:
         ParamType.ATTRIBUTE: sorted({a for a, _ in pairs}),
         ParamType.VALUE: sorted(pairs),
         ParamType.MOMENT: ["before", "after"],
+        ParamType.VERB: sorted(
+            {i.value("verb")[0] for i in view.observed + view.others + view.future}
+        ),
     }
 
 

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-NORMALIZATION_VERSION = "3"
+NORMALIZATION_VERSION = "4"
 
 NORMALIZATION_RULES = (
     "Unicode NFKC, then case-folded",
@@ -61,12 +61,14 @@ AUXILIARIES = frozenset(
 VERB_FORMS: dict[str, tuple[str, ...]] = {
     "blend": ("blended", "blending", "blends", "blent"),
     "boil": ("boiled", "boiling", "boils"),
+    "change": ("changed", "changes", "changing"),
     "clean": ("cleaned", "cleaning", "cleans"),
     "close": ("closed", "closes", "closing"),
     "cook": ("cooked", "cooking", "cooks"),
     "cut": ("cuts", "cutting"),
     "dice": ("diced", "dices", "dicing"),
     "drink": ("drank", "drinking", "drinks", "drunk"),
+    "dust": ("dusted", "dusting", "dusts"),
     "eat": ("ate", "eaten", "eating", "eats"),
     "empty": ("emptied", "empties", "emptying"),
     "fill": ("filled", "filling", "fills"),

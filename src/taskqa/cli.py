@@ -411,6 +411,15 @@ def build(
             "default: every question is kept and the report says how many are.",
         ),
     ] = None,
+    allow_reference_mismatch: Annotated[
+        bool,
+        typer.Option(
+            "--allow-reference-mismatch",
+            help="Write the benchmark even where the self-check finds questions whose "
+            "references disagree with the actions their clip shows (refused by default; a "
+            "warning says how many; docs/questions.md).",
+        ),
+    ] = False,
     executor: ExecutorOption = ExecutorKind.LOCAL,
     ray_address: RayAddressOption = None,
     resume: ResumeOption = False,
@@ -444,6 +453,7 @@ def build(
             "grounding": grounding,
             "max_single_frame": max_single_frame,
             "pairs": pairs,
+            "allow_reference_mismatch": allow_reference_mismatch,
         }
     )
     chosen = load_templates(templates)

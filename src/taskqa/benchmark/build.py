@@ -74,6 +74,7 @@ from taskqa.questions.generate import (
     summary_path,
 )
 from taskqa.questions.records import Question
+from taskqa.questions.self_check import check_records
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
 
@@ -98,6 +99,11 @@ class BuildConfig(BaseModel):
         ge=0.0,
         le=1.0,
         description="most share of a template's questions one frame may answer (docs/evidence.md)",
+    )
+    allow_reference_mismatch: bool = Field(
+        False,
+        description="write the benchmark although some questions' references disagree with the "
+        "clip's shown actions (the self-check, docs/questions.md); a warning says how many",
     )
 
 
@@ -183,6 +189,11 @@ def build_benchmark(
             records = {r: records[r] for r in balanced.rows}
             evidence["dropped_by_cap"] = len(capped)
         evidence["kept"] = per_template(records.values())
+        said.stage("self-check: each reference against the clip's shown actions")
+        evidence["self_check"] = _self_check(
+            records, recordings, clips, verb_templates, _shown(candidates_file, clips_path), corpus
+        )
+        _refuse_mismatches(evidence["self_check"], config.allow_reference_mismatch, said)
         _keep_present_direct_forms(records.values())
         said.stage("splitting, with each split family's diagnostics")
         assignments = {
@@ -462,6 +473,43 @@ def _audit_evidence(
     kept = list(records.values())
     tag_records(kept, recordings, clips, verb_templates, clips_name, corpus_domain(corpus))
     return {"audited": per_template(kept)}
+
+
+def _self_check(
+    records: Mapping[int, dict[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: Mapping[str, str] | None,
+    clips_name: str,
+    corpus: Path,
+) -> dict[str, Any]:
+    """Every kept question's references worked out again from its clip's shown actions."""
+    from taskqa.questions.generate import speaker_of
+
+    domain = corpus_domain(corpus)
+    speaker = speaker_of(recordings, domain)
+    found = check_records(
+        records.values(), recordings, clips, verb_templates, clips_name, domain, speaker
+    )
+    return found.summary()
+
+
+def _refuse_mismatches(found: Mapping[str, Any], allowed: bool, said: BuildProgress) -> None:
+    """No benchmark is written with a question whose references the clip's actions contradict,
+    unless the user allows it (then a warning says how many)."""
+    count = int(found["disagreeing"])
+    if count == 0:
+        return
+    templates = ", ".join(f"{t} ({n})" for t, n in found["by_template"].items())
+    message = (
+        f"{count:,} questions' references disagree with their clips' shown actions "
+        f"(self-check; by template: {templates})"
+    )
+    if not allowed:
+        raise InvalidInputError(
+            [Problem("build", "", message + "; --allow-reference-mismatch writes them anyway")]
+        )
+    said.note("warning: " + message + "; written anyway (--allow-reference-mismatch)")
 
 
 def _generalisation(

@@ -37,7 +37,7 @@ from taskqa.programs.graph import Program
 from taskqa.programs.records import ClipView, Interval
 from taskqa.questions.answers import answer, attempted_actions
 from taskqa.questions.realize import Speaker
-from taskqa.questions.views import clip_views
+from taskqa.questions.views import views_by_recording
 from taskqa.simulation.domain import Domain
 
 NO_FRAME, ONE_FRAME, SEVERAL = "no-frame", "one-frame", "several-frames"
@@ -127,18 +127,9 @@ def _audit_records(
     on_progress: Callable[[int], None] | None = None,
 ) -> dict[str, list[str]]:
     """The evidence tags of every question record (by id), run recording by recording."""
-    by_recording: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        by_recording[str(record["recording"])].append(record)
-    clips_of: dict[str, list[ClipRecord]] = defaultdict(list)
-    for clip in clips.values():
-        clips_of[clip.recording].append(clip)
     tags: dict[str, list[str]] = {}
-    for recording in recordings:
-        wanted = by_recording.get(recording.id)
-        if not wanted:
-            continue
-        views = clip_views(recording, clips_of[recording.id], verb_templates, clips_file, domain)
+    grouped = views_by_recording(records, recordings, clips, verb_templates, clips_file, domain)
+    for recording, wanted, views in grouped:
         outcome_of = {action.id: action.outcome for action in recording.actions}
         programs: dict[str, Program] = {}
         for record in wanted:

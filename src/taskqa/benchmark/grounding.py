@@ -21,6 +21,11 @@ thresholds and why are in docs/grounding.md; in short:
   asked person's first-person frame or ``ROOM_SHARE`` of the room camera's frame, in instance
   masks drawn at ``SIZE`` x ``SIZE`` (``taskqa.render.grounding``). The asked person is the
   camera of their own view and always counts as seen.
+* **Told apart**: no object the question names (a condition's ``obj@``, the object it
+  answers, an action's objects read by its words) has a look-alike in the recording: another
+  object of the same colour whose category is the same or in one ``lookalike`` group of the
+  domain (or of the built-in world, whose look draws the masks and videos). "The blue mug"
+  beside a blue cup is about either, on screen. This is decided before any mask is drawn.
 
 The check runs per recording through the executor interface, so the kept questions are the
 same for any number of workers; the mask statistics are cached on disk by a digest of their
@@ -36,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.jsonio import parse_json
@@ -47,6 +52,9 @@ from taskqa.programs.operators import HANDLERS, Unanswerable, Value, candidates,
 from taskqa.programs.operators import Path as Conditions
 from taskqa.programs.records import FACT_KINDS, ME, OTHER, ClipView, Interval
 
+if TYPE_CHECKING:
+    from taskqa.simulation.domain import Domain
+
 SIZE = 64
 FIRST_PERSON_SHARE = 0.002  # of the asked person's first-person frame: 8 of 64 x 64 pixels
 ROOM_SHARE = 0.003  # of the room camera's frame: 12 of 64 x 64 pixels, "large enough"
@@ -56,6 +64,7 @@ PREFIX = "grounding: "
 OBJECT_OFF = PREFIX + "object not on screen ({})"
 PERSON_OFF = PREFIX + "person not on screen"
 UNDRAWN = PREFIX + "action not acted out by the renderer ({})"
+LOOKALIKE = PREFIX + "a look-alike of a named object is in the recording ({})"
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Need:
     action: str | None
     person: bool = False
     undrawn: bool = False  # the action itself, which the renderer does not act out
+    twin: str | None = None  # an object of the recording a viewer may take for ``entity``
 
 
 @dataclass
@@ -295,11 +305,61 @@ def unmet(
 
 
 def reason(need: Need) -> str:
-    """How a dropped question is counted: ``grounding: object not on screen (<object>)`` or
-    ``grounding: person not on screen``."""
+    """How a dropped question is counted: ``grounding: object not on screen (<object>)``,
+    ``grounding: person not on screen``, ``grounding: action not acted out by the renderer
+    (<verb>)`` or ``grounding: a look-alike of a named object is in the recording
+    (<object>)``."""
+    if need.twin is not None:
+        return LOOKALIKE.format(need.entity)
     if need.undrawn:
         return UNDRAWN.format(need.entity)
     return PERSON_OFF if need.person else OBJECT_OFF.format(need.entity)
+
+
+# --- look-alikes -------------------------------------------------------------------------------
+def recording_objects(recording: Recording, domain: Domain) -> set[str]:
+    """The objects a recording has: those present at its start (``initial_state``; where it
+    does not say, every object of its room that is there in every episode) and every object
+    its actions name."""
+    found = set(recording.initial_state)
+    if not found and recording.environment is not None:
+        found = {
+            name
+            for name in domain.objects_in(recording.environment)
+            if not domain.spec.objects[name].distractor
+        }
+    return found | {name for action in recording.actions for name in action.slots.objects()}
+
+
+def lookalike_groups(domain: Domain) -> tuple[frozenset[str], ...]:
+    """The groups of categories a viewer cannot tell apart: the domain's own ``lookalike`` and
+    the built-in world's, since the check, like ``taskqa render``, draws every domain with the
+    built-in look, whose models those groups describe (a cup and a mug look alike whatever
+    file names them)."""
+    from taskqa.simulation.domain import load_domain
+
+    own = domain.lookalikes
+    return own + tuple(group for group in load_domain().lookalikes if group not in own)
+
+
+def named_twin(needs: Sequence[Need] | None, twins: Mapping[str, Sequence[str]]) -> Unmet | None:
+    """The first object a question names that has a look-alike in its recording (``twins``:
+    object -> its look-alikes there), as an unmet need; None when it names none."""
+    for need in needs or ():
+        if need.person or need.undrawn:
+            continue
+        found = twins.get(need.entity)
+        if found:
+            return Need(need.entity, need.action, twin=found[0]), ()
+    return None
+
+
+def recording_twins(recording: Recording, domain: Domain) -> dict[str, list[str]]:
+    """Each object of the recording that has a look-alike in it -> those look-alikes."""
+    present = recording_objects(recording, domain)
+    groups = lookalike_groups(domain)
+    found = {name: domain.twins(name, present, groups) for name in sorted(present)}
+    return {name: twins for name, twins in found.items() if twins}
 
 
 # --- one recording -----------------------------------------------------------------------------
@@ -354,19 +414,23 @@ def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | 
     views = clip_views(recording, records, verbs, clips_file)
     agents = {a.id: a.agent for a in recording.actions}
     moments = {clip: clip_moments(view) for clip, view in views.items()}
-    judged: list[tuple[str, list[Need] | None]] = []
+    domain = parse_domain(domain_text, domain_file)
+    twins = recording_twins(recording, domain)
+    judged: list[tuple[str, list[Need] | None, Unmet | None]] = []
     times: set[float] = set()
     undrawn = frozenset(parse_look(look_text, look_file).undrawn_verbs)
     for clip, program in payload["questions"]:
         # a clip the clips file lacks is refused later, when the benchmark's clips are listed
         needs = evidence(program, views[clip], agents, undrawn) if clip in views else None
-        judged.append((clip, needs))
+        twin = named_twin(needs, twins)  # dropped whatever the masks show
+        judged.append((clip, needs, twin))
+        if twin is not None:
+            continue
         for need in needs or ():
             if not need.undrawn:
                 times.update(moments[clip].get(need.action) or moments[clip][None])
-    if not times:  # nothing to look for in masks: only actions the renderer does not act out
-        return [_undrawn(needs) for _, needs in judged], 0
-    domain = parse_domain(domain_text, domain_file)
+    if not times:  # nothing to look for in masks: look-alikes, actions not acted out
+        return [twin or _undrawn(needs) for _, needs, twin in judged], 0
     look = parse_look(look_text, look_file)
     shown = {name for v in views.values() for name in shipped_views(recording, v.clip.agent)}
     kinds = [FIRST] if shown - {THIRD} else []
@@ -383,9 +447,10 @@ def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | 
         Path(cache) if cache is not None else None,
     )
     found: list[Unmet | None] = []
-    for clip, needs in judged:
-        if needs is None:
-            found.append(None)  # no answer here: `taskqa check` and the oracle say so
+    for clip, needs, twin in judged:
+        if twin is not None or needs is None:
+            # needs None: no answer here, which `taskqa check` and the oracle say
+            found.append(twin)
             continue
         asked = views[clip].clip.agent
         names = shipped_views(recording, asked)

@@ -103,6 +103,7 @@ def build_report(
         report.add(Heading("Evidence on screen"), *_grounding_section(grounding))
     if evidence is not None:
         report.add(Heading("What each answer needs of its clip"), *_evidence_section(evidence))
+        report.add(*_self_check_section(evidence))
     if pairs is not None:
         report.add(Heading("Minimal pairs"), *_pairs_section(pairs))
     if balancing.get("dropped"):
@@ -191,6 +192,22 @@ def _pairs_section(pairs: Mapping[str, Any]) -> list[Paragraph | Table]:
             Table(["baseline", "question accuracy", "pair accuracy"], lines),
         ]
     return parts
+
+
+def _self_check_section(evidence: Mapping[str, Any]) -> list[Paragraph | Table]:
+    """The self-check: kept questions whose references disagree with their clip's actions."""
+    found = evidence.get("self_check")
+    if not found:
+        return []
+    text = (
+        f"Self-check: of the {found['checked']:,} kept questions, the "
+        f"{found.get('referring', 0):,} that make a reference (the first/last thing the person "
+        "opened, cut, ...; the first/last action; the action that changed a named thing) had "
+        "it worked out again from the actions their clip shows; "
+        f"{found['disagreeing']:,} disagree."
+    )
+    rows = [[t, f"{n:,}"] for t, n in found["by_template"].items()]
+    return [Paragraph(text)] + ([Table(["template", "disagreeing"], rows)] if rows else [])
 
 
 def _evidence_section(evidence: Mapping[str, Any]) -> list[Paragraph | Table]:

@@ -239,6 +239,10 @@ def _print_choices(by_split: dict[str, dict[str, object]]) -> None:
     from rich.table import Table
 
     for split, results in by_split.items():
+        if not results["items"]:
+            # a split whose texts each have one answer has no fair distractor, so no item
+            console.print(f"{split}: no multiple-choice items", highlight=False)
+            continue
         table = Table(title=f"{split}: {results['items']:,} multiple-choice items")
         columns = ("model", "per item", "circular", "chance", "answered asks", "invalid asks")
         for column in columns:

@@ -4,11 +4,12 @@ start with, and its inflections.
 ``taskqa.answers`` runs in lmms-eval and VLMEvalKit as a verbatim copy, without taskqa and its
 dependencies, so it cannot ask ``lemminflect`` what "closed" is the form of: the forms are data
 in that file, between two marker lines. This module says which verbs (those of the household
-domain's actions and tasks, of the values a person makes in ``questions/english.yaml``, and
-"try" of a failed attempt) and writes their forms from ``lemminflect`` plus the spellings
-``english.yaml`` overrides. ``python -m taskqa.evaluation.verb_forms`` rewrites the block after
-a change to the domain or the words; ``tests/test_scoring_answer_forms.py`` fails while the
-block differs from what this module gives.
+domain's actions and tasks, of the values a person makes and the actions' own phrasings in
+``questions/english.yaml``, and "try" of a failed attempt) and writes their forms from
+``lemminflect`` plus the spellings ``english.yaml`` overrides. ``python -m
+taskqa.evaluation.verb_forms`` rewrites the block after a change to the domain or the words;
+``tests/test_scoring_answer_forms.py`` fails while the block differs from what this module
+gives.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def answer_verbs() -> tuple[str, ...]:
     found |= {_first_word(made["base"]) for made in spoken.made.values() if "base" in made}
     found |= {_first_word(verb) for verbs in spoken.value_verbs.values() for verb in verbs}
     found |= {_first_word(verb) for verb in spoken.verb_forms}
+    # an action said in words of its own starts with their verb ("water the plant")
+    found |= {_first_word(p.say) for entries in spoken.phrasing.values() for p in entries}
     found.add(ATTEMPT_VERB)
     return tuple(sorted(found))
 

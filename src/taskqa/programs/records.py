@@ -8,6 +8,7 @@ An interval is one action. Its **fields** are single words or phrases a question
 | ``action1`` | the action with its first object hidden: ``get something from fridge`` |
 | ``hoi`` | the full action: ``get orange from fridge`` |
 | ``verb``, ``obj``, ``task`` | the verb, every object involved, the task labels |
+| ``patient`` | the thing the action is done to (``open drawer``: ``drawer``); none for ``pour`` |
 | ``agent`` | ``me`` for the clip's person, ``the other person`` otherwise |
 | ``aware`` | ``yes`` if the other person was aware of this action, else ``no`` |
 | ``executable`` | ``yes``, ``no`` or ``unknown``; changed only by ``counterfactual`` |
@@ -147,6 +148,9 @@ def _interval(
         "hoi": (plain_action(action, templates),),
         "verb": (action.verb,),
         "obj": tuple(action.slots.objects()),
+        # what a viewer says was opened, cut or washed: the thing acted on, as the action is
+        # shown, not whatever its effects touched ("eat egg" halves the egg but cuts nothing)
+        "patient": tuple(action.slots.patient),
         "task": tuple(action.tasks),
         "agent": (ME if action.agent == person else OTHER,),
         "aware": ("yes" if _other_aware(action) else "no",),

@@ -11,6 +11,7 @@ accepted as answers (``answer_aliases``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from taskqa.model.attributes import ATTRIBUTE_VALUES, Attribute
@@ -35,18 +36,34 @@ def answer(
     Said as questions say it (see the module), so stored answers, ``taskqa check`` and the
     oracle agree; ``attempted`` are the clip's action texts that were only tried
     (``attempted_actions``); ``form`` ``to`` says an action answer as a purpose ("to put the
-    egg in the microwave"), as why-questions are answered.
+    egg in the microwave"), as why-questions are answered, and ``ing`` as what someone was
+    doing ("opening the drawer", for "what was the other person doing ...?").
     """
     raw = result(program, view)
     if raw is None:
         return None
-    return in_form(spoken_answer(program, raw, speaker, attempted), form)
+    return in_form(spoken_answer(program, raw, speaker, attempted, form), form)
+
+
+ANSWER_FORMS = ("base", "to", "ing", "will")
+"""How an answer is said (a template's ``answer_form``): ``base`` "open the drawer" (also for
+"what did the person do ...?"), ``to`` "to open the drawer" (why), ``ing`` "opening the drawer"
+("what was the person doing ...?"), ``will`` "whether it will be full" (what the next action
+will change)."""
 
 
 def in_form(said: str, form: str) -> str:
     """An answer in the template's ``answer_form``: ``to`` says an action as a purpose ("to put
-    the egg in the microwave"); yes/no and ``base`` stay as they are."""
-    return f"to {said}" if form == "to" and said not in ("yes", "no") else said
+    the egg in the microwave"), ``will`` what will change about a thing ("whether it will be
+    full", not "whether it was full", for a question about the next action); yes/no, ``base``
+    and ``ing`` (said so by ``spoken_answer``) stay as they are."""
+    if said in ("yes", "no"):
+        return said
+    if form == "to":
+        return f"to {said}"
+    if form == "will":
+        return re.sub(r"\bwas\b", "will be", said)
+    return said
 
 
 def spoken_answer(
@@ -54,8 +71,14 @@ def spoken_answer(
     raw: str,
     speaker: Speaker | None = None,
     attempted: frozenset[str] = frozenset(),
+    form: str = "base",
+    phrased: bool = True,
 ) -> str:
-    """``raw`` (the root's result) in the words of the answer vocabulary."""
+    """``raw`` (the root's result) in the words of the answer vocabulary; an action in the
+    ``ing`` form where ``form`` asks it ("opening the drawer", "trying to open the jar"), else
+    as an instruction ("open the drawer"). ``phrased=False`` says an action or object word for
+    word ("pour from the watering can into the plant" for "water the plant", "the cereal" for
+    "the cereal box"), a form kept among a question's accepted answers."""
     arguments = program.nodes[-1].arguments
     if VALUE_KEYS.intersection(arguments):
         return spoken_value(raw)
@@ -64,9 +87,9 @@ def spoken_answer(
     if speaker is None or raw in ("yes", "no"):
         return raw
     if "hoi$" in arguments:
-        return speaker.action(raw, "base", raw in attempted)
-    if "obj$" in arguments:
-        return speaker.object_phrase(raw)
+        return speaker.action(raw, "ing" if form == "ing" else "base", raw in attempted, phrased)
+    if "obj$" in arguments or "patient$" in arguments:
+        return speaker.object_phrase(raw, phrased)
     if "task$" in arguments:
         return speaker.task(raw)
     return raw

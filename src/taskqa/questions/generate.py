@@ -28,6 +28,7 @@ from taskqa.model import Recording, Source
 from taskqa.programs.clips import Clip, ClipConfig, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
+from taskqa.questions import visible
 from taskqa.questions.answers import (
     answer_choices,
     attempted_actions,
@@ -169,6 +170,7 @@ def questions_for_recording(
         view = build_view(recording, clip, structure, verb_templates)
         attempted = attempted_actions(view, outcome_of)
         unclear = _tried_not_done(view, outcome_of, attempted)
+        on_screen = visible.Clip(view, outcome_of, attempted | unclear)
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
@@ -176,7 +178,9 @@ def questions_for_recording(
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
                     continue
-                unfit = _unfit(engine, instance, said.domain, attempted, unclear)
+                unfit = _unfit(engine, instance, said.domain, attempted, unclear) or visible.unseen(
+                    engine.template, instance.values, instance.answer, on_screen, said.domain
+                )
                 if unfit is not None:
                     rejected[unfit] += 1
                     continue
@@ -261,10 +265,15 @@ def _unfit(
 
 def _names_actions_in_full(template: Template) -> bool:
     """An existence question asks about any such action ("did the person get something from
-    the fridge?"), not the one meant, and a counterfactual that adds an action names one a
-    viewer cannot find when it is not in the video ("had they put something on the shelf"):
-    both name their actions in full, never with a hidden object."""
-    return template.program.startswith("exist(") or ADDING in template.program
+    the fridge?"), not the one meant, a counterfactual that adds an action names one a viewer
+    cannot find when it is not in the video ("had they put something on the shelf"), and "would
+    they still have been able to get something from the counter" is true of any other thing on
+    the counter (a review found it ill-posed): all name their actions in full."""
+    return (
+        template.program.startswith("exist(")
+        or ADDING in template.program
+        or template.program.startswith("query(executable$")
+    )
 
 
 def _names_fixture(template: Template, instance: Instance, domain: Domain | None) -> bool:
@@ -414,11 +423,15 @@ def _question(
         _mentions(text, instance.answer) or _mentions(text, speaker.noun(instance.answer))
     ):
         return None  # the question would give its answer away
+    form = template.answer_form
     said = spoken_answer(engine.program, instance.answer, speaker, attempted)
-    answer = in_form(said, template.answer_form)
-    # the bare action ("put the egg ..." for "to put the egg ...") and the world's own form
-    # ("put kettle to counter") stay right answers
-    aliases = [form for form in dict.fromkeys((said, instance.answer)) if form != answer]
+    answer = in_form(spoken_answer(engine.program, instance.answer, speaker, attempted, form), form)
+    # the bare action ("put the egg ..." for "to put the egg ..." or "putting the egg ..."), the
+    # action or object in its own words ("pour from the watering can into the plant" for "water
+    # the plant", "the cereal" for "the cereal box") and the world's own form ("put kettle to
+    # counter") stay right answers
+    plain = spoken_answer(engine.program, instance.answer, speaker, attempted, phrased=False)
+    aliases = [a for a in dict.fromkeys((said, plain, instance.answer)) if a != answer]
     graph = engine.filled_graph(shown)
     return Question.model_construct(
         id=identifier,

@@ -14,8 +14,9 @@ action", ``{a:past}`` "did …", ``{a:ing}`` "doing …", ``{a:base}`` "do …",
 
 Where a template names an object ``{o}`` only through ``obj@{o}`` keys (and no action), variants
 refer to it by what was done to it: "the first / last thing they opened" (turned on, filled,
-cut). The key then holds a nested program, ``obj@<query(change, obj$, iterate_until(forward,
-filter(change, attribute@openness, after@open, video)))>``, which the executor runs on the clip.
+cut, washed). The key then holds a nested program, ``obj@<query(patient$, iterate_until(forward,
+filter(verb@open, video)))>``, which the executor runs on the clip: the thing the first opening
+shown was done to.
 
 Only one-step references are made, as in the paper: a template gets either one action or one
 object reference, never both.
@@ -59,20 +60,49 @@ DO = {None: "does", "ing": "doing", "base": "do", "pp": "done", "past": "did", "
 #
 # The reference says what was done to the thing ("the last thing they opened"): a review from the
 # frames found "the last thing they changed" vague, since a viewer cannot tell whether moving or
-# picking up a thing counts as changing it. One pair per common kind of change.
-# A verb is named where other actions make the same change: eating an egg halves it, and a
-# frames review found "the first thing the person cut" answered "the egg" where nothing was cut.
-_DONE = {"opened": ("openness", "open", ""), "turned on": ("poweredness", "on", ""),
-         "filled": ("emptiness", "full", ""), "cut": ("shape", "part", "verb@cut, ")}  # fmt: skip
+# picking up a thing counts as changing it. It resolves over the actions shown, by verb and the
+# thing acted on (``patient``), not over the state log: eating an egg halves it in the log, and
+# a frames review found "the first thing the person cut" answered "the egg" where nothing was cut.
+# Each reference names the attribute its verb is about: a question on another attribute of the
+# thing ("will the last thing they turned on be open or closed?") reads as a riddle, and is not
+# asked (``reference_attribute``, questions/generate.py).
+# (a thing taken is about no one attribute: any may be asked of it)
+_DONE: dict[str, tuple[str, str | None]] = {
+    "opened": ("open", "openness"), "closed": ("close", "openness"),
+    "turned on": ("turn-on", "poweredness"), "turned off": ("turn-off", "poweredness"),
+    "filled": ("fill", "emptiness"), "cut": ("cut", "shape"),
+    "washed": ("wash", "cleanliness"), "took": ("get", None)}  # fmt: skip
+# "First" and "last" are asked only where the clip shows the doing to two things or more
+# (questions/visible.py); where it shows one doing, the thing is "the thing they opened".
+_ORDERS = {
+    "first": ("the first thing", "iterate_until(forward, {})"),
+    "last": ("the last thing", "iterate_until(backward, {})"),
+    "only": ("the thing", "only({})"),
+}
 OBJECT_REFERENCES: dict[str, tuple[str, str]] = {
     f"{order}-{said.replace(' ', '-')}": (
-        f"query(change, obj$, iterate_until({direction}, filter({verb}change, "
-        f"attribute@{attribute}, after@{value}, video)))",
-        f"the {order} thing they {said}",
+        f"query(patient$, {pick.format(f'filter(verb@{verb}, video)')})",
+        f"{thing} they {said}",
     )
-    for said, (attribute, value, verb) in _DONE.items()
-    for order, direction in (("first", "forward"), ("last", "backward"))
+    for said, (verb, _) in _DONE.items()
+    for order, (thing, pick) in _ORDERS.items()
 }
+_REFERENCE_ATTRIBUTES = {
+    f"{order}-{said.replace(' ', '-')}": attribute
+    for said, (_, attribute) in _DONE.items()
+    if attribute is not None
+    for order in _ORDERS
+}
+
+
+def reference_attribute(template_id: str) -> str | None:
+    """The attribute an object-reference variant's verb is about (``…/last-turned-on-o``:
+    ``poweredness``), or None for a template that is no such variant."""
+    variant = template_id.rpartition("/")[2]
+    reference = variant.rpartition("-")[0]
+    return _REFERENCE_ATTRIBUTES.get(reference)
+
+
 THING_REFERENCES = OBJECT_REFERENCES
 
 

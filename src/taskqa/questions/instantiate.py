@@ -51,6 +51,7 @@ class SampleSpace:
     values: Mapping[str, tuple[str, ...]]
     object_attributes: Mapping[str, tuple[str, ...]]
     hidden: Mapping[str, tuple[str, str]]  # action text -> (first object hidden, first two hidden)
+    verbs: tuple[str, ...] = ()  # verbs done to a thing: both people's shown and the next ones
 
     def options(
         self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, owner: str | None
@@ -72,6 +73,7 @@ class SampleSpace:
             ParamType.OBJECT: self.objects,
             ParamType.ATTRIBUTE: self.attributes,
             ParamType.MOMENT: MOMENTS,
+            ParamType.VERB: self.verbs,
         }[kind]
 
 
@@ -97,6 +99,15 @@ def sample_space(view: ClipView) -> SampleSpace:
             i.value("hoi")[0]: (i.value("action1")[0], i.value("action")[0])
             for i in (*view.observed, *view.future, *view.others)
         },
+        verbs=tuple(
+            sorted(
+                {
+                    i.value("verb")[0]
+                    for i in (*view.observed, *view.others, *view.future)
+                    if i.value("patient")
+                }
+            )
+        ),
     )
 
 

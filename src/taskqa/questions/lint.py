@@ -36,6 +36,7 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
     ParamType.ATTRIBUTE: ("attribute",),
     ParamType.VALUE: ("value", "before", "after"),
     ParamType.MOMENT: ("type",),
+    ParamType.VERB: ("verb",),
 }
 """The condition keys a parameter of each type may fill in a program: ``hoi@{a}``, ``obj@{o}``."""
 
@@ -127,8 +128,8 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
                 continue
             if declared[name] is ParamType.ATTRIBUTE and form in ATTRIBUTE_FORMS:
                 continue
-            if declared[name] is ParamType.VALUE and form in VALUE_FORMS:
-                continue  # "the first thing the person opened" (english.yaml `made`)
+            if declared[name] in (ParamType.VALUE, ParamType.VERB) and form in VALUE_FORMS:
+                continue  # "the first thing the person opened" (english.yaml `made`, `done_to`)
             if form not in FORMS:
                 yield (
                     location,

@@ -24,13 +24,22 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from taskqa.questions.template import ACTION_PARAMS, ParamType
-from taskqa.questions.words import attribute_choice, made_value, spoken_value, words
+from taskqa.questions.words import (
+    Phrasing,
+    attribute_choice,
+    attribute_doing,
+    done_verb,
+    made_value,
+    spoken_value,
+    words,
+)
 from taskqa.sources.lemma_actions import (
     PREPOSITION_SLOTS,  # the words before an object that name its slot
 )
 
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
-ATTRIBUTE_FORMS = ("axis",)  # what a text may ask of an attribute: {f:axis}, "open or closed"
+# what a text may ask of an attribute: {f:axis} "open or closed", {f:do} "open or close it"
+ATTRIBUTE_FORMS = ("axis", "do")
 VALUE_FORMS = ("past", "base")  # what a text may ask of a value: {fv:past}, "opened"
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
@@ -99,7 +108,7 @@ class Speaker:
 
     holds: Mapping[str, str] = field(default_factory=dict)  # object id -> in / on-top-of
     tasks: Mapping[str, str] = field(default_factory=dict)  # task id -> "making juice"
-    _phrases: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    _phrases: dict[tuple[str, str, bool], str] = field(default_factory=dict, repr=False)
 
     def task(self, name: str) -> str:
         """A task as a person names it: the domain's ``said``, else ``make-juice`` ->
@@ -110,13 +119,32 @@ class Speaker:
         return " ".join(w for w in (conjugate(verb, "ing"), rest.replace("-", " ")) if w)
 
     def noun(self, obj: str) -> str:
-        """``kitchen-table`` -> ``kitchen table``; ``something`` stays as it is."""
+        """``kitchen-table`` -> ``kitchen table``, a content by its container (``cereal`` ->
+        ``cereal box``, english.yaml ``packaged``); ``something`` stays as it is."""
         if obj == HIDDEN:
             return obj
+        packaged = words().packaged.get(obj)
+        if packaged is not None:
+            return packaged["container"]
         return words().nouns.get(obj, obj.replace("-", " "))
 
-    def object_phrase(self, obj: str) -> str:
-        return obj if obj == HIDDEN else f"the {self.noun(obj)}"
+    def object_phrase(self, obj: str, phrased: bool = True) -> str:
+        """``the kitchen table``, ``the cereal box``; not ``phrased``, a packaged thing by its
+        own words (``the cereal``), a form answers accept too."""
+        if obj == HIDDEN:
+            return obj
+        if not phrased and obj in words().packaged:
+            return f"the {words().nouns.get(obj, obj.replace('-', ' '))}"
+        return f"the {self.noun(obj)}"
+
+    def said_in(self, obj: str, verb: str, slot: str, phrased: bool = True) -> str:
+        """``obj`` as the ``slot`` of a ``verb`` action says it: a packaged thing by what is in
+        it where the action uses that ("pour the cereal into the bowl"), else by its container
+        ("close the cereal box"); not ``phrased``, by its own words ("close the cereal")."""
+        packaged = words().packaged.get(obj)
+        if phrased and packaged is not None and slot in words().content_slots.get(verb, ()):
+            return f"the {packaged['content']}"
+        return self.object_phrase(obj, phrased)
 
     def _holds(self, obj: str) -> str:
         if obj in self.holds:
@@ -137,27 +165,54 @@ class Speaker:
         kind = "other" if first == HIDDEN else self._holds(first)
         return rule.get(kind, rule.get("other", written))
 
-    def action(self, text: str, form: str, attempt: bool = False) -> str:
+    def action(self, text: str, form: str, attempt: bool = False, phrased: bool = True) -> str:
         """The action text said in ``form``: ``turn-on tv`` -> ``turned on the TV`` (past).
 
         An ``attempt`` (a failed or partly done action) is said as one: ``tried to open the
-        jar``, ``trying to open the jar``; the video shows the try, not its effect.
+        jar``, ``trying to open the jar``; the video shows the try, not its effect. An action
+        with words of its own (english.yaml ``phrasing``) is said in them: ``pour from
+        watering-can into plant`` -> ``water the plant``; ``phrased=False`` says it word for word
+        ("pour from the watering can into the plant", "close the cereal"), a form answers
+        accept too.
         """
         if attempt:
-            return f"{conjugate('try', form)} to {self.action(text, 'base')}"
-        key = (text, form)
+            return f"{conjugate('try', form)} to {self.action(text, 'base', phrased=phrased)}"
+        key = (text, form, phrased)
         found = self._phrases.get(key)
         if found is None:
-            found = self._phrases[key] = self._say_action(text, form)
+            found = self._phrases[key] = self._say_action(text, form, phrased)
         return found
 
-    def _say_action(self, text: str, form: str) -> str:
+    def phrasing(self, text: str) -> Phrasing | None:
+        """The phrasing that says the action text, if any (english.yaml ``phrasing``)."""
+        action = parse_action_text(text)
+        slots: dict[str, tuple[str, ...]] = {}
+        for slot, _, objects in action.parts:
+            slots[slot] = slots.get(slot, ()) + objects
+        entries = words().phrasing.get(action.verb, ())
+        return next((entry for entry in entries if entry.fits(slots)), None)
+
+    def _say_action(self, text: str, form: str, phrased: bool = True) -> str:
         action = parse_action_text(text)
         verb, _, particle = action.verb.partition("-")
+        phrase = self.phrasing(text) if phrased else None
         pieces = [conjugate(verb, form), particle]
+        placed: set[str] = set()
+        if phrase is not None:
+            head, _, rest = phrase.say.partition(" ")
+            placed = {*_PLACED.findall(rest), *phrase.when}
+
+            def place(match: re.Match[str]) -> str:
+                slot = match.group(1)
+                named = [o for s, _, objects in action.parts if s == slot for o in objects]
+                return " and ".join(self.said_in(o, action.verb, slot) for o in named)
+
+            pieces = [conjugate(head, form), _PLACED.sub(place, rest)]
         for slot, written, objects in action.parts:
+            if slot in placed:
+                continue
             preposition = self._preposition(action.verb, slot, written, objects[0])
-            said = " and ".join(self.object_phrase(o) for o in objects)
+            said = " and ".join(self.said_in(o, action.verb, slot, phrased) for o in objects)
             pieces += [preposition, said]
         return " ".join(p for p in pieces if p)
 
@@ -184,6 +239,10 @@ class Speaker:
                 return made_value(value, form) if form in ("past", "base") else spoken_value(value)
             if kind is ParamType.ATTRIBUTE and form == "axis":
                 return attribute_choice(value)
+            if kind is ParamType.ATTRIBUTE and form == "do":
+                return attribute_doing(value)
+            if kind is ParamType.VERB:
+                return done_verb(value, form or "past")
             return value
 
         said = self._pronouns_for_objects(_SLOT.sub(fill, text), values, params)
@@ -206,7 +265,10 @@ class Speaker:
                 named.append(values[name])
             elif kind in ACTION_PARAMS:
                 named += parse_action_text(values[name]).objects()
-        nouns = sorted({self.noun(o) for o in named if o != HIDDEN}, key=len, reverse=True)
+        packaged = words().packaged
+        spoken = {self.noun(o) for o in named if o != HIDDEN}
+        spoken |= {packaged[o]["content"] for o in named if o in packaged}  # "the cereal"
+        nouns = sorted(spoken, key=len, reverse=True)
         if not nouns:
             return said
         # longest first, so "the bread knife" is never read as "the bread" and " knife"
@@ -226,6 +288,7 @@ class Speaker:
         return _PARTICLE_AFTER_IT.sub(r"\1 it \2", phrase.sub(once, said))
 
 
+_PLACED = re.compile(r"\{([a-z]+)\}")  # a slot's place in a phrasing: "water {destination}"
 _PARTICLE_AFTER_IT = re.compile(r"\b(turn(?:s|ed|ing)?) (on|off) it\b")
 
 

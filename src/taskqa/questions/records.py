@@ -29,7 +29,7 @@ class Question(BaseModel):
     answer_aliases: list[str] = []
     answer_kind: Literal["binary", "open"]
     # how an action answer is said (the template's ``answer_form``): "to ..." for why-questions
-    answer_form: Literal["base", "to"] = "base"
+    answer_form: Literal["base", "to", "ing", "will"] = "base"
     # the few answers the question allows (yes/no; an attribute's values), empty for an open
     # vocabulary: balancing and the chance reference use how many there are
     answer_choices: list[str] = []

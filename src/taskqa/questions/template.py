@@ -30,6 +30,10 @@ class ParamType(StrEnum):
     ATTRIBUTE = "attribute"  # an attribute name: openness, emptiness, ...
     VALUE = "value"  # an attribute value; pairs with the template's attribute parameter
     MOMENT = "moment"  # before / after
+    # a verb of the clip's actions (either person's, or the person's next) that names what was
+    # done to a thing ("the first thing the person opened"): references resolve over the actions
+    # a viewer sees acted out, not over the state log
+    VERB = "verb"
 
 
 ACTION_PARAMS = frozenset(
@@ -70,9 +74,10 @@ class Template(BaseModel):
     # ``carried``: the template's objects are things a person carries, never fixtures or places
     # ("what did the person do with the counter next?" is no question); needs the world's domain
     objects: Literal["any", "carried"] = "any"
-    # how an action answer is said: ``base`` ("put the egg in the microwave"), or ``to`` for a
-    # why-question ("to put the egg in the microwave"; the base form stays a right answer)
-    answer_form: Literal["base", "to"] = "base"
+    # how an action answer is said: ``base`` ("put the egg in the microwave"), ``to`` for a
+    # why-question ("to put the egg in the microwave"), ``ing`` for "what was X doing ...?"
+    # ("putting the egg in the microwave"); the base form stays a right answer
+    answer_form: Literal["base", "to", "ing", "will"] = "base"
     # false: left out of the built-in default set because its wording failed a review done
     # from the clips' frames (the reason is in `notes`); still usable with --templates
     default: bool = True

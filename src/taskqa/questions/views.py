@@ -7,7 +7,8 @@ saw.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -48,3 +49,29 @@ def clip_views(
             structures[rules] = build_structure(recording, rules, domain)
         views[record.id] = build_view(recording, record.clip, structures[rules], verb_templates)
     return views
+
+
+def views_by_recording(
+    records: Iterable[Mapping[str, Any]],
+    recordings: Sequence[Recording],
+    clips: Mapping[str, ClipRecord],
+    verb_templates: Mapping[str, str] | None,
+    file: str,
+    domain: Domain | None = None,
+) -> Iterator[tuple[Recording, list[Any], dict[str, ClipView]]]:
+    """Question records grouped by recording, in the recordings' order, each group with the
+    views of that recording's clips: what a pass that asks stored programs again (the evidence
+    audit, the self-check) walks. Recordings with no record are skipped."""
+    by_recording: dict[str, list[Any]] = {}
+    for record in records:
+        by_recording.setdefault(str(record["recording"]), []).append(record)
+    clips_of: dict[str, list[ClipRecord]] = {}
+    for clip in clips.values():
+        clips_of.setdefault(clip.recording, []).append(clip)
+    for recording in recordings:
+        wanted = by_recording.get(recording.id)
+        if wanted:
+            views = clip_views(
+                recording, clips_of.get(recording.id, []), verb_templates, file, domain
+            )
+            yield recording, wanted, views

@@ -6,7 +6,8 @@ way questions do (``boiled`` -> ``hot``) without loading the inflection library.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -23,6 +24,22 @@ ATTRIBUTE_KEY = "attribute$"
 
 
 @dataclass(frozen=True)
+class Phrasing:
+    """An action said in a person's own words (``english.yaml`` ``phrasing``): ``say`` ("water
+    {destination}") where every object of each slot of ``when`` is one of those listed."""
+
+    say: str
+    when: dict[str, frozenset[str]]
+
+    def fits(self, slots: dict[str, tuple[str, ...]]) -> bool:
+        """Whether it says an action whose objects by slot are ``slots``."""
+        placed = re.findall(r"\{([a-z]+)\}", self.say)
+        return all(slot in slots for slot in placed) and all(
+            slot in slots and set(slots[slot]) <= names for slot, names in self.when.items()
+        )
+
+
+@dataclass(frozen=True)
 class Words:
     prepositions: dict[str, dict[str, str | dict[str, str]]]
     containers: frozenset[str]
@@ -32,6 +49,14 @@ class Words:
     attributes: dict[str, dict[str, str]]
     value_verbs: dict[str, list[str]]
     made: dict[str, dict[str, str]]
+    done_to: dict[str, dict[str, str]]
+    # verb -> its phrasings, first fitting one used ("pour from watering-can into plant" ->
+    # "water the plant")
+    phrasing: dict[str, tuple[Phrasing, ...]] = field(default_factory=dict)
+    # a content kept in a container -> {container: "cereal box", content: "cereal"}
+    packaged: dict[str, dict[str, str]] = field(default_factory=dict)
+    # verb -> the slots where a packaged object is said as its content ("pour the cereal")
+    content_slots: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @cache
@@ -60,6 +85,21 @@ def words() -> Words:
         attributes=raw["attributes"],
         value_verbs=raw["value_verbs"],
         made=raw.get("made") or {},
+        done_to=raw.get("done_to") or {},
+        phrasing={
+            verb: tuple(
+                Phrasing(
+                    entry["say"],
+                    {slot: frozenset(names) for slot, names in (entry.get("when") or {}).items()},
+                )
+                for entry in entries
+            )
+            for verb, entries in (raw.get("phrasing") or {}).items()
+        },
+        packaged=raw.get("packaged") or {},
+        content_slots={
+            verb: frozenset(slots) for verb, slots in (raw.get("content_slots") or {}).items()
+        },
     )
 
 
@@ -81,6 +121,16 @@ def made_value(value: str, form: str) -> str:
     return phrase
 
 
+def done_verb(verb: str, form: str) -> str:
+    """How a question says a verb that names what was done to a thing: ``turn-on`` ->
+    ``turned on`` (past) / ``turn on`` (base); ``Unsayable`` for a verb with no entry (moving
+    or putting a thing is no doing a viewer names it by)."""
+    phrase = words().done_to.get(verb, {}).get(form)
+    if phrase is None:
+        raise Unsayable(f"no words for what {verb!r} does to a thing ({form})")
+    return phrase
+
+
 def attribute_choice(attribute: str) -> str:
     """The choice a question offers for an attribute: ``openness`` -> ``open or closed``;
     ``Unsayable`` for an attribute whose entry has no axis (not asked as a choice)."""
@@ -88,6 +138,15 @@ def attribute_choice(attribute: str) -> str:
     if "axis" in entry and entry["axis"] is None:
         raise Unsayable(f"{attribute!r} is not asked as a choice (english.yaml: no axis)")
     return str(entry.get("axis", attribute))
+
+
+def attribute_doing(attribute: str) -> str:
+    """What a person does to change ``attribute``, said of "it": ``openness`` -> ``open or
+    close it`` (``{f:do}``); ``Unsayable`` for an attribute whose entry has no ``do``."""
+    phrase = words().attributes.get(attribute, {}).get("do")
+    if phrase is None:
+        raise Unsayable(f"no words for what changes {attribute!r} (english.yaml: no do)")
+    return phrase
 
 
 def spoken_attribute(attribute: str) -> str:

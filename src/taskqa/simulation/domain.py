@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -118,6 +118,11 @@ class DomainSpec(BaseModel):
     name: str
     fps: float = Field(gt=0)
     rooms: dict[str, RoomSpec]
+    lookalike: list[list[str]] = Field(
+        default_factory=list,
+        description="Groups of categories a viewer cannot tell apart (cup, mug, glass): within "
+        "a group, and within one category, each colour may appear at most once.",
+    )
     objects: dict[str, ObjectSpec]
     actions: dict[str, ActionSpec]
     tasks: dict[str, TaskSpec]
@@ -263,6 +268,40 @@ class Domain:
     def category(self, obj: str) -> str:
         return self.spec.objects[obj].category or obj
 
+    @cached_property
+    def lookalikes(self) -> tuple[frozenset[str], ...]:
+        """The file's groups of categories a viewer cannot tell apart (``lookalike``)."""
+        return tuple(frozenset(group) for group in self.spec.lookalike)
+
+    def twins(
+        self,
+        obj: str,
+        among: Iterable[str],
+        groups: Iterable[frozenset[str]] | None = None,
+    ) -> list[str]:
+        """The objects of ``among`` a viewer may take for ``obj`` (sorted): another object of
+        the same colour whose category is ``obj``'s or looks like it (one of ``groups``;
+        default: the file's own ``lookalike``). Objects without a colour, or that the domain
+        does not know, have none."""
+        chosen = self.lookalikes if groups is None else tuple(groups)
+        return sorted(
+            other
+            for other in set(among)
+            if other != obj and _look_alike(self.spec.objects, obj, other, chosen)
+        )
+
+
+def _look_alike(
+    objects: Mapping[str, ObjectSpec], first: str, second: str, groups: Iterable[frozenset[str]]
+) -> bool:
+    """Whether two objects of a domain look alike: one colour, and one category or two of a
+    look-alike group."""
+    one, two = objects.get(first), objects.get(second)
+    if one is None or two is None or one.color is None or one.color != two.color:
+        return False
+    kinds = (one.category or first, two.category or second)
+    return kinds[0] == kinds[1] or any(kinds[0] in g and kinds[1] in g for g in groups)
+
 
 def load_domain(path: Path | None = None) -> Domain:
     """Load the built-in domain, or a user's domain file, and check it thoroughly."""
@@ -335,6 +374,7 @@ def _optional(text: str) -> tuple[str, bool]:
 def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
     yield from _check_rooms(spec, file)
     yield from _check_objects(spec, file)
+    yield from _check_lookalikes(spec, file)
     yield from _check_actions(spec, file)
     for name, task in spec.tasks.items():
         yield from _check_task(spec, name, task, file)
@@ -403,6 +443,42 @@ def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:
         holder = spec.objects.get(obj.at or "")
         if holder is not None and holder.distractor:
             yield Problem.at(file, [*where, "at"], "expected a receptacle present in every episode")
+
+
+def _check_lookalikes(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    """Each ``lookalike`` group names two or more known categories, and no two objects a viewer
+    cannot tell apart (one colour; one category, or two of a group) share a colour: a question
+    naming one of them would be about either."""
+    kinds = {obj.category or name for name, obj in spec.objects.items()}
+    for index, group in enumerate(spec.lookalike):
+        if len(set(group)) < 2:
+            yield Problem.at(file, ["lookalike", index], "expected two or more categories")
+        for position, kind in enumerate(group):
+            if kind not in kinds:
+                yield Problem.at(
+                    file,
+                    ["lookalike", index, position],
+                    f"unknown category {kind!r}; expected an object's category (or id)",
+                )
+    groups = [frozenset(group) for group in spec.lookalike]
+    names = list(spec.objects)
+    for position, second in enumerate(names):
+        for first in names[:position]:
+            if not _look_alike(spec.objects, first, second, groups):
+                continue
+            one, two = spec.objects[first], spec.objects[second]
+            kind, other_kind = one.category or first, two.category or second
+            alike = (
+                f"both {kind}s"
+                if kind == other_kind
+                else f"a {kind} and a {other_kind} look alike (lookalike)"
+            )
+            yield Problem.at(
+                file,
+                ["objects", second, "color"],
+                f"{first!r} and {second!r} are both {one.color}, and {alike}: a viewer cannot "
+                f"tell which one a question names; give one of them another colour",
+            )
 
 
 def _check_actions(spec: DomainSpec, file: str) -> Iterator[Problem]:

@@ -1,0 +1,210 @@
+"""What a viewer of the clip can see: the rules that keep a question off facts the frames do not
+show, applied by generation after an instance has its answer.
+
+A question rests on what the clip acts out. A review of the default build from its frame sheets
+found every miss resting on something else:
+
+- **tries**: at two frames a second a failed or partly done action looks like one done (a door
+  that swings back, a pour that stops short), or its failure comes after the clip. A try is
+  never an answer, never an action a question names, and a prediction never spans a next action
+  that fails; a reference by verb is not asked where the clip also shows that verb only tried,
+  and no question names a thing the clip shows a try on (a fridge door that swings a quarter
+  open and falls back reads as opened and closed: "did the other person close the fridge?").
+- **heat ahead**: no prediction asks how hot a thing will be: it rests on heating not yet seen
+  (was the microwave switched on?), and viewers guessed such questions wrong most often.
+- **first / last of one**: "the first thing the person opened" is asked only where the clip
+  shows them opening two things or more; with one, "first" is a riddle.
+- **purposes**: a why-question's answer is a later action the clip shows done, not one after
+  the clip ("why did they get the knife?" "to cut the tomato" when the cutting is never seen),
+  and not merely putting down what was picked up ("why did they get the laptop?" "to put the
+  laptop on the table" is the next move, not a reason; a review found such answers wrong or
+  circular).
+- **tasks**: a task is named only where the clip shows one of that task's own things, one no
+  other task of the world uses ("making cereal" needs the cereal on screen, not just a bowl).
+- **references and attributes**: a thing referred to by what was done to it is asked about the
+  attribute that doing is about ("will the last thing they turned on be on?", not "be open?").
+
+Each rule returns the reason a question is dropped, counted by generation per reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from taskqa.programs.records import ClipView
+from taskqa.questions.indirect import reference_attribute
+from taskqa.questions.realize import parse_action_text
+from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
+from taskqa.simulation.domain import Domain
+
+TRY_ANSWER = "answer is an action only tried (a try does not show as one)"
+TRY_NAMED = "names an action only tried (a try does not show as one)"
+TRY_NEXT = "prediction across a next action that fails or is partly done"
+HEAT_AHEAD = "prediction of how hot a thing will be"
+TRY_OF_VERB = "reference by a verb the clip also shows only tried"
+TRY_ON_THING = "names a thing the clip shows a failed try on"
+ONE_CANDIDATE = "first or last of one thing"
+PURPOSE_UNSEEN = "purpose after the clip"
+PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
+TASK_UNSEEN = "task named without its own things in the clip"
+OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
+
+DONE = "done"
+# ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
+_FIRST_OF_VERB = re.compile(
+    r"iterate_until\((?:forward|backward), filter\(verb@([^,()]+), video\)\)"
+)
+_FIRST_ACTION = re.compile(r"iterate_until\((?:forward|backward), filter\(video\)\)")
+_VERB = re.compile(r"\bverb@([^,()\s]+)")
+_PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
+
+
+@dataclass(frozen=True)
+class Clip:
+    """What one clip shows, worked out once for all its candidate questions."""
+
+    view: ClipView
+    outcome_of: Mapping[str, str]
+    tried: frozenset[str]  # action texts someone in the clip tried without doing
+
+    def done(self, interval_id: str) -> bool:
+        return self.outcome_of.get(interval_id, DONE) == DONE
+
+
+def unseen(
+    template: Template,
+    values: Mapping[str, str],
+    answer: str,
+    clip: Clip,
+    domain: Domain | None,
+) -> str | None:
+    """Why a question with these ``values`` and raw ``answer`` rests on what the clip does not
+    show (None: it does not)."""
+    program = _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template.program)
+    view = clip.view
+    if answer in clip.tried:
+        return TRY_ANSWER
+    if any(values[n] in clip.tried for n, kind in template.params.items() if kind in ACTION_PARAMS):
+        return TRY_NAMED
+    if "predictive" in template.types and not all(clip.done(i.id) for i in view.future):
+        return TRY_NEXT
+    if "predictive" in template.types and _asks_temperature(program, values):
+        return HEAT_AHEAD
+    if _names_a_tried_thing(template, values, clip):
+        return TRY_ON_THING
+    for verb in set(_VERB.findall(program)):
+        shown = (*view.observed, *view.others)
+        if any(i.value("verb") == (verb,) and not clip.done(i.id) for i in shown):
+            return TRY_OF_VERB
+    for verb in _FIRST_OF_VERB.findall(program):
+        things = {
+            p for i in view.observed if i.value("verb") == (verb,) for p in i.value("patient")
+        }
+        if len(things) < 2:
+            return ONE_CANDIDATE
+    if _FIRST_ACTION.search(program) and len(view.observed) < 2:
+        return ONE_CANDIDATE
+    if _asks_purpose(template):
+        if answer not in {i.value("hoi")[0] for i in view.observed if clip.done(i.id)}:
+            return PURPOSE_UNSEEN
+        if _only_puts_down(answer, template, values):
+            return PURPOSE_PUT_DOWN
+    if "task$" in program and domain is not None:
+        shown_things = {o for i in view.observed for o in i.value("obj")}
+        if not own_things(domain).get(answer, frozenset()) & shown_things:
+            return TASK_UNSEEN
+    about = reference_attribute(template.id)
+    if about is not None and any(
+        values[n] != about for n, kind in template.params.items() if kind is ParamType.ATTRIBUTE
+    ):
+        return OTHER_ATTRIBUTE
+    return None
+
+
+def _only_puts_down(answer: str, template: Template, values: Mapping[str, str]) -> bool:
+    """The purpose is putting down a thing the asked action picked up or moved ("why did they
+    get the laptop?" "to put the laptop on the table"): the next move, not a reason a viewer
+    would give, and circular where the thing goes back where it was."""
+    said = parse_action_text(answer)
+    if said.verb != "put":
+        return False
+    named = {
+        o
+        for name, kind in template.params.items()
+        if kind in ACTION_PARAMS
+        for o in parse_action_text(values[name]).objects()
+    }
+    moved = {o for o in said.objects() if said.slot_of(o) == "patient"}
+    return bool(moved & named)
+
+
+def _names_a_tried_thing(template: Template, values: Mapping[str, str], clip: Clip) -> bool:
+    """The question names a thing the clip shows someone try and fail at (a fridge door that
+    swings a quarter open and falls back reads as opened and closed again; a pour that stops
+    short leaves the can full): whatever it asks of that thing, a viewer may read the try as
+    something else."""
+    view = clip.view
+    tried = {
+        thing
+        for i in (*view.observed, *view.others)
+        if not clip.done(i.id)
+        for thing in _acted_on(i.value("hoi")[0])
+    }
+    if not tried:
+        return False
+    named: set[str] = set()
+    for name, kind in template.params.items():
+        if kind in ACTION_PARAMS:
+            named.update(parse_action_text(values[name]).objects())
+        elif kind is ParamType.OBJECT:
+            named.add(values[name])
+    return bool(named & tried)
+
+
+def _asks_temperature(program: str, values: Mapping[str, str]) -> bool:
+    """Whether the question asks how hot something is or will be. A prediction of it rests on
+    heating nobody sees yet (whether the microwave was ever switched on, how long a kettle takes):
+    three of the twelve questions viewers missed in two studies were such guesses."""
+    return "attribute@temperature" in program or "temperature" in values.values()
+
+
+def _acted_on(action: str) -> tuple[str, ...]:
+    """The things an action works on, not the tool it uses: a partial pour leaves both the can
+    it pours from and the pot it pours into in a state the frames do not settle."""
+    said = parse_action_text(action)
+    return tuple(o for o in said.objects() if said.slot_of(o) != "instrument")
+
+
+def _asks_purpose(template: Template) -> bool:
+    """A why-question answered by a later action: the purpose it served, or what an action made
+    possible ("what could the person do because the other person opened the fridge?")."""
+    return template.answer_form == "to" or (
+        "explanatory" in template.types
+        and template.program.startswith("query(hoi$")
+        and ("intent" in template.scopes or "executable@no" in template.program)
+    )
+
+
+def own_things(domain: Domain) -> dict[str, frozenset[str]]:
+    """Each task's own things: the objects its steps name (roles expanded) that no other task
+    of the world names."""
+    return _own_things(domain)
+
+
+@cache
+def _own_things(domain: Domain) -> dict[str, frozenset[str]]:
+    named: dict[str, set[str]] = {}
+    for task, spec in domain.spec.tasks.items():
+        things: set[str] = set()
+        for step in spec.steps.values():
+            for action in step.actions:
+                for name in re.findall(r"\[([^\]]+)\]", action):
+                    things.update(spec.roles.get(name, [name]))
+        named[task] = things
+    return {
+        task: frozenset(t for t in things if sum(t in other for other in named.values()) == 1)
+        for task, things in named.items()
+    }
