@@ -19,8 +19,10 @@ Frames are decoded from the benchmark's videos (`videos.csv`, its corpus copy) w
 a clip without a video file is rendered frame by frame from its simulated recording (only the
 frames the sheet shows; nothing is written into the benchmark folder). `--no-render` refuses that
 and stops instead. `summary` counts the filled-in verdicts by the rubric of
-docs/question-quality.md, prints each against the targets (`AT_MOST`, `AT_LEAST`), and exits with status 1 when a
-line is not filled in or uses a label outside the rubric.
+docs/question-quality.md, prints each against the targets (`AT_MOST`, `AT_LEAST`), and exits
+with status 1 when a line is not filled in or uses a label outside the rubric. `viewer` writes
+a blind viewer study (question, options and frames only; the key beside it) and
+`viewer-score` scores it.
 """
 
 from __future__ import annotations
