@@ -77,6 +77,7 @@ from taskqa.questions.records import Question
 from taskqa.questions.self_check import check_records
 from taskqa.questions.template import Template, load_templates
 from taskqa.reports import write_report
+from taskqa.simulation.domain import Domain
 
 
 class BuildConfig(BaseModel):
@@ -170,9 +171,9 @@ def build_benchmark(
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         _keep_distinct_aliases(records.values())
         said.stage("auditing what each answer needs of its clip")
-        evidence = _audit_evidence(
-            records, recordings, clips, verb_templates, _shown(candidates_file, clips_path), corpus
-        )
+        # the corpus's own world and the clips file's name, for the audit and the self-check
+        domain, clips_name = corpus_domain(corpus), _shown(candidates_file, clips_path)
+        evidence = _audit_evidence(records, recordings, clips, verb_templates, clips_name, domain)
         if config.max_single_frame is not None:
             capped = cap_single_frame(
                 records, balanced.partners, config.max_single_frame, config.seed
@@ -191,7 +192,7 @@ def build_benchmark(
         evidence["kept"] = per_template(records.values())
         said.stage("self-check: each reference against the clip's shown actions")
         evidence["self_check"] = _self_check(
-            records, recordings, clips, verb_templates, _shown(candidates_file, clips_path), corpus
+            records, recordings, clips, verb_templates, clips_name, domain
         )
         _refuse_mismatches(evidence["self_check"], config.allow_reference_mismatch, said)
         _keep_present_direct_forms(records.values())
@@ -466,12 +467,12 @@ def _audit_evidence(
     clips: Mapping[str, ClipRecord],
     verb_templates: Mapping[str, str] | None,
     clips_name: str,
-    corpus: Path,
+    domain: Domain | None,
 ) -> dict[str, Any]:
     """Tag every kept record with what its answer needs of the clip (``evidence``), and say
     how the tags fall before any cap."""
     kept = list(records.values())
-    tag_records(kept, recordings, clips, verb_templates, clips_name, corpus_domain(corpus))
+    tag_records(kept, recordings, clips, verb_templates, clips_name, domain)
     return {"audited": per_template(kept)}
 
 
@@ -481,12 +482,11 @@ def _self_check(
     clips: Mapping[str, ClipRecord],
     verb_templates: Mapping[str, str] | None,
     clips_name: str,
-    corpus: Path,
+    domain: Domain | None,
 ) -> dict[str, Any]:
     """Every kept question's references worked out again from its clip's shown actions."""
     from taskqa.questions.generate import speaker_of
 
-    domain = corpus_domain(corpus)
     speaker = speaker_of(recordings, domain)
     found = check_records(
         records.values(), recordings, clips, verb_templates, clips_name, domain, speaker
