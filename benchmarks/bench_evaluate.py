@@ -23,7 +23,8 @@ from taskqa.evaluation.evaluate import ModelRun, _model_json
 from taskqa.evaluation.metrics import BootstrapConfig, clip_weights, score_groups
 from taskqa.evaluation.predictions import read_predictions
 from taskqa.evaluation.table import build_table
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.records import read_questions
 from taskqa.questions.template import load_templates
 from taskqa.simulation.config import SimulationConfig

@@ -15,10 +15,11 @@ import argparse
 import json
 import math
 
+from taskqa.household.frames import household_scene
+from taskqa.household.gaze import Director
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
 from taskqa.render.engine import resolve_backend
-from taskqa.render.gaze import Director
-from taskqa.render.models import load_look
-from taskqa.render.recordings import RenderOptions, household_scene
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus
 from taskqa.simulation.domain import load_domain

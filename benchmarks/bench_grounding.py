@@ -25,11 +25,11 @@ from typing import Any
 from taskqa.benchmark.grounding import ground_candidates, judge_recording, shards_of
 from taskqa.convert import read_recordings
 from taskqa.execution import Execution
+from taskqa.household.timeline import Timeline
 from taskqa.model import Recording
 from taskqa.programs.clips import ClipRecord, read_clips
 from taskqa.questions.generate import clips_path
-from taskqa.render.recordings import corpus_domain
-from taskqa.render.timeline import Timeline
+from taskqa.questions.world import CorpusWorld
 
 
 def _taskqa(*args: str) -> None:
@@ -52,9 +52,10 @@ def why_off_screen(
     moments checked): a person, a thing of the other person's action, in a hand (drawn where
     the other things held are), shut in something closed, or elsewhere (out of view, or too
     small in the room camera)."""
-    work = shards_of(corpus, recordings, verbs, questions, clips, cache)
+    work = shards_of(CorpusWorld.open(corpus), questions, clips, cache)
     by_id = {r.id: r for r in recordings}
-    domain = corpus_domain(corpus)
+    domain = CorpusWorld.open(corpus).domain
+    assert domain is not None, "a simulated corpus carries its domain"
     where: Counter[str] = Counter()
     for recording, item in zip(work.order, work.items, strict=True):
         timeline = Timeline(by_id[recording], domain)
@@ -105,9 +106,7 @@ def main() -> None:
             out = scratch / f"kept-{workers}-{cache}.jsonl"
             mark = time.perf_counter()
             result = ground_candidates(
-                corpus,
-                recordings,
-                verbs,
+                CorpusWorld.open(corpus),
                 questions,
                 clips,
                 out,

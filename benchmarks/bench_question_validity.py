@@ -126,7 +126,7 @@ def pipeline(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 def _shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Share (%) of test questions in each category tag (multi-label; the build's tags)."""
-    from taskqa.benchmark.candidates import category_tags
+    from taskqa.questions.tags import category_tags
 
     counts: dict[str, int] = {}
     for record in records:
@@ -137,8 +137,8 @@ def _shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 
 def _category_chance(bench: Path, test: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """Per category (type, scope, semantic): questions and mean chance (%) on normal test."""
-    from taskqa.benchmark.candidates import category_tags
     from taskqa.benchmark.diagnostics import chance_values
+    from taskqa.questions.tags import category_tags
 
     train = [json.loads(line) for line in (bench / "splits" / "normal" / "train.jsonl").open()]
     sums: dict[str, list[float]] = {}

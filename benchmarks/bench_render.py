@@ -16,13 +16,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
+from taskqa.household.probe import TARGET, run_probe
+from taskqa.household.scene import FIRST_PERSON_FOV, HouseholdScene, View
+from taskqa.household.timeline import Timeline
 from taskqa.model import Agent, Recording, Relation, Snapshot, Source
 from taskqa.render.engine import Camera
-from taskqa.render.household import FIRST_PERSON_FOV, HouseholdScene, View
-from taskqa.render.models import load_look
-from taskqa.render.probe import TARGET, run_probe
-from taskqa.render.recordings import RenderOptions, render_corpus
-from taskqa.render.timeline import Timeline
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain, load_domain

@@ -32,12 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from bench_render import full_room
+from taskqa.household.frames import frame_count, render_frames
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
+from taskqa.household.scene import FIRST_PERSON_FOV, HouseholdScene, View
+from taskqa.household.timeline import Timeline
 from taskqa.render import gl
 from taskqa.render.engine import Camera, gl_available
-from taskqa.render.household import FIRST_PERSON_FOV, HouseholdScene, View
-from taskqa.render.models import load_look
-from taskqa.render.recordings import RenderOptions, frame_count, render_frames
-from taskqa.render.timeline import Timeline
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus
 from taskqa.simulation.domain import Domain, load_domain

@@ -27,7 +27,7 @@ from taskqa.physics.scene import sample_scene
 from taskqa.physics.video import SceneVideo, render_mp4
 from taskqa.render.engine import gl_available
 from taskqa.verify.benchmark import build_trial, sample_trial
-from taskqa.verify.render import KitchenVideo, RenderOptions, render_episode
+from taskqa.verify.render import KitchenRenderOptions, KitchenVideo, render_episode
 
 
 def _digest(path: Path) -> str:
@@ -59,7 +59,7 @@ def physics(scenes: int, seed: int, folder: Path, backend: str) -> dict[int, str
 def kitchen(episodes: int, seed: int, folder: Path, backend: str) -> dict[str, str]:
     print(f"\n## EgoTV kitchen episodes ({backend}): first person, 224x224 at 6 frames/s")
     print("episode          segments  frames  draw frames/s  draw+encode frames/s  sha256")
-    options = RenderOptions(backend=backend)
+    options = KitchenRenderOptions(backend=backend)
     digests = {}
     for index in range(episodes):
         episode, _ = build_trial(sample_trial("train", index, seed), seed)

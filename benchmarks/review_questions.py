@@ -182,7 +182,7 @@ class FrameSource:
         return [v for v in (View.FIRST_PERSON, View.THIRD_PERSON) if self.video(clip, v) is None]
 
     def frames(self, recording: Recording, clip: Clip) -> ClipFrames:
-        from taskqa.render.recordings import frame_count
+        from taskqa.household.frames import frame_count
         from taskqa.render.video import read_frames, video_info
 
         videos = {v: self.video(clip, v) for v in (View.FIRST_PERSON, View.THIRD_PERSON)}
@@ -229,13 +229,8 @@ class FrameSource:
         height: int,
         views: Sequence[View],
     ) -> dict[View, list[Frame | None]]:
-        from taskqa.render.recordings import (
-            FIRST,
-            THIRD,
-            RenderOptions,
-            render_frames,
-            view_name,
-        )
+        from taskqa.household.frames import render_frames
+        from taskqa.household.options import FIRST, THIRD, RenderOptions, view_name
 
         domain, look = self._domain_and_look()
         names = {View.FIRST_PERSON: FIRST, View.THIRD_PERSON: THIRD}
@@ -254,10 +249,12 @@ class FrameSource:
 
     def _domain_and_look(self) -> tuple[Any, Any]:
         if self._scene is None:
-            from taskqa.render.models import load_look
-            from taskqa.render.recordings import corpus_domain
+            from taskqa.corpus import read_corpus
+            from taskqa.household.corpus_videos import domain_to_draw
+            from taskqa.household.look_spec import load_look
 
-            self._scene = (corpus_domain(self.bench / "corpus"), load_look())
+            corpus = self.bench / "corpus"
+            self._scene = (domain_to_draw(corpus, read_corpus(corpus)), load_look())
         return self._scene
 
 

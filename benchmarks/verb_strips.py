@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from taskqa.household.frames import render_frames
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
 from taskqa.model import ActionSegment, Recording
 from taskqa.render.engine import resolve_backend
-from taskqa.render.models import load_look
-from taskqa.render.recordings import RenderOptions, render_frames
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus
 from taskqa.simulation.domain import load_domain

@@ -22,7 +22,7 @@ from taskqa.physics.scene import sample_scene
 from taskqa.physics.video import SceneVideo
 from taskqa.render.engine import resolve_backend
 from taskqa.verify.benchmark import build_trial, sample_trial
-from taskqa.verify.render import KitchenVideo, RenderOptions
+from taskqa.verify.render import KitchenRenderOptions, KitchenVideo
 
 Frame = npt.NDArray[np.uint8]
 
@@ -31,7 +31,7 @@ def kitchen_rows(backend: str, episodes: int = 3, per_row: int = 6) -> list[Fram
     rows = []
     for index in range(episodes):
         episode, _ = build_trial(sample_trial("train", index, 0), 0)
-        with KitchenVideo(episode, RenderOptions(backend=backend)) as video:
+        with KitchenVideo(episode, KitchenRenderOptions(backend=backend)) as video:
             frames = list(video.frames())
         picks = np.linspace(0, len(frames) - 1, per_row).round().astype(int)
         rows.append(np.concatenate([frames[i] for i in picks], axis=1))

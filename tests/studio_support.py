@@ -18,7 +18,8 @@ import pytest
 
 from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
-from taskqa.render.recordings import RenderOptions, render_corpus
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.options import RenderOptions
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import load_domain

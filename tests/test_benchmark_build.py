@@ -13,11 +13,12 @@ from typer.testing import CliRunner
 from corpus_support import simulated_corpus
 from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
-from taskqa.benchmark.candidates import reasoning_type
+from taskqa.benchmark.candidates import balancing_key
 from taskqa.benchmark.folder import FAMILIES, families_in
 from taskqa.benchmark.mix import MixConfig, water_fill
 from taskqa.cli import app
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.records import read_questions
 from taskqa.questions.template import load_templates
 from taskqa.simulation.domain import Domain
@@ -63,7 +64,7 @@ def test_binary_answers_are_exactly_half_yes_within_every_reasoning_type(bench: 
     answers: dict[str, Counter[str]] = defaultdict(Counter)
     for record in _balanced(bench):
         if record["answer"] in ("yes", "no"):
-            answers[reasoning_type(record)][record["answer"]] += 1
+            answers[balancing_key(record)][record["answer"]] += 1
     assert len(answers) >= 3  # the existence questions now hold most yes/no pairs
     for counts in answers.values():
         assert counts["yes"] == counts["no"] > 0
@@ -73,7 +74,7 @@ def test_top_fifth_of_open_answers_answer_at_most_a_third(bench: Path) -> None:
     answers: dict[str, Counter[str]] = defaultdict(Counter)
     for record in _balanced(bench):
         if record["answer"] not in ("yes", "no"):
-            answers[reasoning_type(record)][record["answer"]] += 1
+            answers[balancing_key(record)][record["answer"]] += 1
     capped = [counts for counts in answers.values() if len(counts) >= 5]
     assert len(capped) >= 5
     for counts in capped:
@@ -157,7 +158,7 @@ def test_normal_split_is_three_one_one_and_stratified(bench: Path) -> None:
     for split, records in parts.items():
         for record in records:
             assert record["split"] == split
-            strata[(reasoning_type(record), record["answer"])][split] += 1
+            strata[(balancing_key(record), record["answer"])][split] += 1
     for counts in strata.values():
         size = sum(counts.values())
         for split, share in (("train", 0.6), ("val", 0.2), ("test", 0.2)):
@@ -267,6 +268,34 @@ def test_indirect_questions_point_to_their_direct_form(bench: Path) -> None:
 def test_split_files_read_back_as_questions(bench: Path) -> None:
     loaded = list(read_questions(bench / "splits" / "normal" / "test.jsonl"))
     assert loaded and all(q.split == "test" for _, q in loaded)
+
+
+def test_the_build_report_and_evaluate_have_one_most_likely(bench: Path) -> None:
+    """The build's most-likely diagnostic and `taskqa baseline most-likely` (evaluate's column)
+    answer every test question alike, from the raw split records and from the read questions,
+    and the report's accuracy is theirs; the indirect family's test types are all unseen in
+    train, so the fallback is compared too."""
+    from taskqa.benchmark import diagnostics
+    from taskqa.benchmark.folder import INDIRECT, Benchmark
+    from taskqa.evaluation.baselines.run import BaselineName, offline_predictions
+    from taskqa.questions.tags import reasoning_type
+
+    reported = json.loads((bench / "diagnostics" / "diagnostics.json").read_text())
+    benchmark = Benchmark(bench)
+    for family in families_in(bench):
+        records = _records(bench, family)
+        built = diagnostics.most_likely(records["train"], records["test"])
+        questions = benchmark.questions(family, "test")
+        evaluated, _ = offline_predictions(
+            BaselineName.most_likely, benchmark, f"{family}/test", questions
+        )
+        assert evaluated == built, family
+        right = sum(p == r["answer"] for p, r in zip(built, records["test"], strict=True))
+        accuracy = round(100 * right / len(built), 2)
+        assert reported[family]["baselines"]["most likely"]["all"] == accuracy, family
+    indirect = _records(bench, INDIRECT)
+    seen = {reasoning_type(r) for r in indirect["train"]}
+    assert indirect["test"] and all(reasoning_type(r) not in seen for r in indirect["test"])
 
 
 def test_manifest_hashes_every_file_and_diagnostics_are_written(bench: Path) -> None:

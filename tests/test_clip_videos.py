@@ -25,8 +25,9 @@ from taskqa.benchmark.folder import Benchmark
 from taskqa.evaluation.adapters.frames import read_frames as sampled_jpegs
 from taskqa.evaluation.adapters.frames import sample_times
 from taskqa.evaluation.adapters.run import ChatSettings, run_chat
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.options import RenderOptions
 from taskqa.llm.testing import StubChatServer
-from taskqa.render.recordings import RenderOptions, render_corpus
 from taskqa.render.video import read_frames, video_info
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus

@@ -18,7 +18,7 @@ from taskqa.benchmark.evidence import (
     with_observed,
 )
 from taskqa.benchmark.folder import Benchmark
-from taskqa.evaluation.table import evidence_groups
+from taskqa.questions.tags import evidence_groups
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
@@ -94,15 +94,14 @@ def test_reduced_views_keep_the_clip_but_lose_what_they_drop(corpus: Path, tmp_p
     """One frame: only that action is seen; reversed: the same actions, last first, each as
     long as before; a question with no answer gets no tags."""
     from taskqa.benchmark.folder import CLIPS
-    from taskqa.convert import read_recordings
-    from taskqa.questions.views import clip_views
+    from taskqa.questions.world import CorpusWorld
 
     bench = _build(corpus, tmp_path / "views", None)
-    recordings, verb_templates = read_recordings(bench.corpus_dir)
+    world = CorpusWorld.open(bench.corpus_dir)
     clips = list(bench.clips().values())
-    recording = next(r for r in recordings if any(c.recording == r.id for c in clips))
+    recording = next(r for r in world.recordings if any(c.recording == r.id for c in clips))
     mine = [c for c in clips if c.recording == recording.id]
-    views = clip_views(recording, mine, verb_templates, str(bench.root / CLIPS))
+    views = world.views(recording, mine, str(bench.root / CLIPS))
     view = max(views.values(), key=lambda v: len(v.observed))
     assert len(view.observed) >= 2
     first = with_observed(view, view.observed[:1])

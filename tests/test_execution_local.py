@@ -171,7 +171,8 @@ def test_an_interrupted_render_resumes_to_the_same_files(
     tmp_path: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from taskqa.execution import journal_beside
-    from taskqa.render.recordings import RenderOptions, render_corpus
+    from taskqa.household.corpus_videos import render_corpus
+    from taskqa.household.options import RenderOptions
 
     small = RenderOptions(fps=1.0, width=64, height=64)
     for name in ("fresh", "resumed"):
@@ -193,9 +194,9 @@ def test_a_resumed_run_redoes_a_shard_whose_video_changed(
 ) -> None:
     from taskqa.execution import journal_beside
     from taskqa.verify.benchmark import build_benchmark
-    from taskqa.verify.render import RenderOptions
+    from taskqa.verify.render import KitchenRenderOptions
 
-    small = RenderOptions(fps=2.0, size=32)
+    small = KitchenRenderOptions(fps=2.0, size=32)
     build_benchmark(tmp_path / "fresh", 1, 3, render=small)
     out = tmp_path / "resumed"
     with pytest.raises(Interrupt):

@@ -46,7 +46,7 @@ def _objects(fs: Any, prefix: str) -> dict[str, bytes]:
 
 
 def test_render_out_takes_a_path_a_file_url_or_an_object_storage_url() -> None:
-    from taskqa.render.cli import render_target
+    from taskqa.household.cli import render_target
 
     assert render_target(None) is None
     assert render_target(Path("out/videos")) == Path("out/videos")
@@ -116,8 +116,9 @@ def test_resume_after_an_interrupted_upload_redoes_only_missing_or_changed_objec
     s3_endpoint: str, tmp_path: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from taskqa.execution import Execution
-    from taskqa.render.cli import journal_for
-    from taskqa.render.recordings import RenderOptions, render_corpus
+    from taskqa.household.cli import journal_for
+    from taskqa.household.corpus_videos import render_corpus
+    from taskqa.household.options import RenderOptions
 
     fs = new_bucket("resumed")
     small = RenderOptions(fps=1.0, width=64, height=64)

@@ -17,7 +17,8 @@ from taskqa.programs.executor import result
 from taskqa.programs.records import build_view
 from taskqa.questions.answers import answer
 from taskqa.questions.check import check_questions
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.indirect import (
     ACTION_REFERENCES,
     OBJECT_REFERENCES,
@@ -27,6 +28,7 @@ from taskqa.questions.indirect import (
 from taskqa.questions.instantiate import Instantiator, sample_space
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import Template, load_templates
+from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import write_simulated_corpus
 from taskqa.simulation.domain import Domain
@@ -168,7 +170,8 @@ def test_generated_questions_all_check_out(
         assert Program.from_json(record["program_graph"]) == parse_program(record["program"])
         assert "{" not in record["question"]
         assert record["answer_kind"] == ("binary" if record["answer"] in ("yes", "no") else "open")
-    checked, problems = check_questions(out, {r.id: r for r in small_corpus[:10]}, domain.templates)
+    world = CorpusWorld.of(small_corpus[:10], domain.templates)
+    checked, problems = check_questions(out, world)
     assert (checked, problems) == (len(records), [])
     levels = {r["obfuscation"] for r in records}
     assert levels >= {0, 1}
@@ -201,8 +204,8 @@ def test_adding_an_action_asks_only_of_actions_done(
     assert all(" right before" in r["question"] for r in records)
     # the added action is hypothetical, so its objects are always named
     assert not any("something" in r["question"] for r in records)
-    by_id = {r.id: r for r in small_corpus[:10]}
-    assert check_questions(out, by_id, domain.templates) == (len(records), [])
+    world = CorpusWorld.of(small_corpus[:10], domain.templates)
+    assert check_questions(out, world) == (len(records), [])
 
 
 def test_obfuscation_can_be_turned_off(

@@ -24,16 +24,18 @@ from taskqa.benchmark.grounding import (
 )
 from taskqa.convert import read_recordings
 from taskqa.execution import Execution
+from taskqa.household.look_spec import load_look
+from taskqa.household.mask_statistics import mask_statistics
+from taskqa.household.options import THIRD, view_name
+from taskqa.household.timeline import Timeline
 from taskqa.model import Recording, Source
 from taskqa.programs import quote_value
 from taskqa.programs.clips import ClipRecord, clip_record, cut_clips, read_clips
 from taskqa.programs.records import plain_action
-from taskqa.questions.generate import GenerationConfig, clips_path, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import clips_path, generate_file
 from taskqa.questions.template import load_templates
-from taskqa.render.grounding import mask_statistics
-from taskqa.render.models import load_look
-from taskqa.render.recordings import THIRD, corpus_domain, view_name
-from taskqa.render.timeline import Timeline
+from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
 
 CONTAINERS = ("fridge", "cupboard", "drawer")
@@ -72,7 +74,7 @@ def _acted_on(recording: Recording, name: str, start: float, end: float) -> bool
 
 
 def test_masks_hide_what_is_shut_away_and_show_what_is_in_hand_or_put_down(corpus: Path) -> None:
-    corpus_world, look = corpus_domain(corpus), load_look()
+    corpus_world, look = CorpusWorld.open(corpus).domain, load_look()
     shut, held, put = [], [], []
     for recording in _kitchens(corpus):
         timeline = Timeline(recording, corpus_world)
@@ -130,7 +132,7 @@ def _hidden_all_through(
 ) -> tuple[Recording, ClipRecord, str, str, str]:
     """A clip, one of its actions (said once in the clip, the person's hand holding at most
     the thing it acts on), that thing and a thing shut away at every moment of the action."""
-    corpus_world = corpus_domain(corpus)
+    corpus_world = CorpusWorld.open(corpus).domain
     for recording in _kitchens(corpus):
         timeline = Timeline(recording, corpus_world)
         for clip in _clip_records(recording).values():
@@ -167,7 +169,7 @@ def test_a_question_about_a_thing_shut_away_is_dropped_and_counted(
     source = tmp_path / "questions.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = ground_candidates(
-        corpus, recordings, verbs, source, clips, tmp_path / "kept.jsonl", cache=tmp_path / "c"
+        CorpusWorld.open(corpus), source, clips, tmp_path / "kept.jsonl", cache=tmp_path / "c"
     )
     assert result.checked == 2 and result.kept == 1
     assert result.dropped == Counter({OBJECT_OFF.format(hidden): 1})
@@ -189,9 +191,7 @@ def test_the_same_questions_are_kept_for_any_number_of_workers_and_from_the_cach
     for workers, cache in ((1, "one"), (2, "two"), (1, "one")):
         out = tmp_path / f"{workers}-{cache}-{len(results)}.jsonl"
         result = ground_candidates(
-            corpus,
-            recordings,
-            verbs,
+            CorpusWorld.open(corpus),
             candidates,
             clips,
             out,
@@ -248,7 +248,9 @@ def test_a_corpus_that_is_not_simulated_skips_the_check_with_a_note(
     recordings, verbs = read_recordings(corpus)
     real = [r.model_copy(update={"source": Source.EGOTASKQA}) for r in recordings]
     clips = read_clips(clips_path(candidates))
-    result = ground_candidates(corpus, real, verbs, candidates, clips, tmp_path / "kept.jsonl")
+    result = ground_candidates(
+        CorpusWorld.of(real, verbs), candidates, clips, tmp_path / "kept.jsonl"
+    )
     assert result.path == candidates and not (tmp_path / "kept.jsonl").exists()
     assert result.summary() == {
         "ran": False,

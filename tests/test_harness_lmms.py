@@ -28,7 +28,8 @@ from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.multiple_choice import read_choice_export, score_choices
 from taskqa.cli import app
-from taskqa.render.recordings import RenderOptions, render_corpus
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.options import RenderOptions
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain

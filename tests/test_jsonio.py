@@ -217,6 +217,10 @@ CALLS = frozenset({"dumps", "dump", "loads", "load"})
 # (file below src/taskqa, function or method; "*" for the whole file) -> why json is used there.
 # Only JSON that is not one of taskqa's files belongs here; a file goes through taskqa.jsonio.
 ALLOWED: dict[tuple[str, str], str] = {
+    # the build's own candidates, written by generation moments before and read again per pair
+    # shard (about 130,000 lines on the default corpus): plain json.loads, for speed
+    ("benchmark/pairs.py", "asked_by_recording"): "re-reads the build's own candidate lines",
+    ("benchmark/pairs.py", "_keyed_lines"): "re-reads the build's own candidate lines",
     # values quoted in messages
     ("problems.py", "format_location"): "quotes a key in a record path",
     ("problems.py", "_describe"): "quotes an offending value in a message",
@@ -231,7 +235,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("llm/client.py", "canonical_json"): "the text of a request's cache key",
     ("questions/generate.py", "question_id"): "the text hashed into a question's id",
     ("questions/generate.py", "generate_file"): "the text of a run's fingerprint (resume key)",
-    ("render/recordings.py", "render_corpus"): "the text of a run's fingerprint (resume key)",
+    ("household/corpus_videos.py", "render_corpus"): "the text of a run's fingerprint (resume key)",
     # HTTP
     ("llm/client.py", "LLMClient._post_with_retries"): "an HTTP request body",
     ("llm/client.py", "LLMClient._post"): "an HTTP reply",
@@ -244,11 +248,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("physics/simulate_shards.py", "_decode"): "a shard's result sent back from a worker",
     ("questions/generate.py", "_encode"): "a shard's result sent back from a worker",
     ("questions/generate.py", "_decode"): "a shard's result sent back from a worker",
-    ("render/recordings.py", "_render_one"): "a shard's video references sent from a worker",
-    ("render/recordings.py", "_render_and_upload"): "a shard's video references sent from a "
+    ("household/corpus_videos.py", "_render_one"): "a shard's video references sent from a worker",
+    ("household/corpus_videos.py", "_render_and_upload"): "a shard's video references sent from a "
     "worker",
-    ("render/recordings.py", "_decode_render"): "a shard's result sent back from a worker",
-    ("render/recordings.py", "_collect"): "a shard's video references sent from a worker",
+    ("household/corpus_videos.py", "_decode_render"): "a shard's result sent back from a worker",
+    ("household/corpus_videos.py", "_collect"): "a shard's video references sent from a worker",
     # values inside other formats
     ("benchmark/export_hf.py", "_write_parquet"): "Parquet column values (program_graph, params)",
     ("studio/create.py", "_insert_item"): "SQLite column values (an item's expected, payload)",
@@ -277,11 +281,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("benchmark/grounding.py", "_questions_by_recording"): "candidate lines already parsed "
     "and validated by generation, grouped per recording for the workers",
     ("benchmark/grounding.py", "_item"): "a shard payload sent to a worker",
-    ("render/grounding.py", "MaskStatistics.to_json"): "a compact cache entry (not a user "
+    ("household/mask_statistics.py", "MaskStatistics.to_json"): "a compact cache entry (not a user "
     "file), read back only by MaskStatistics.from_json",
-    ("render/grounding.py", "MaskStatistics.from_json"): "reads MaskStatistics.to_json's "
+    ("household/mask_statistics.py", "MaskStatistics.from_json"): "reads MaskStatistics.to_json's "
     "cache entry; a damaged entry is recomputed",
-    ("render/grounding.py", "statistics_key"): "text hashed into a cache key",
+    ("household/mask_statistics.py", "statistics_key"): "text hashed into a cache key",
 }
 
 

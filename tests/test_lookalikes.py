@@ -20,26 +20,24 @@ import pytest
 
 from corpus_support import simulated_corpus
 from problem_text import by_name, problem_lines, run
-from taskqa.benchmark.grounding import (
-    LOOKALIKE,
-    OBJECT_OFF,
-    Need,
-    ground_candidates,
+from taskqa.benchmark.grounding import LOOKALIKE, OBJECT_OFF, ground_candidates, reason
+from taskqa.benchmark.lookalikes import (
     lookalike_groups,
     named_twin,
-    reason,
     recording_objects,
     recording_twins,
 )
+from taskqa.benchmark.needs import Need
 from taskqa.benchmark.report import _grounding_section
 from taskqa.convert import read_recordings
+from taskqa.household.look_spec import COLOR_WORDS
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError
 from taskqa.programs import quote_value
 from taskqa.programs.clips import ClipRecord, clip_record, cut_clips
 from taskqa.programs.records import plain_action
-from taskqa.questions.generate import GenerationConfig
-from taskqa.render.models import COLOR_WORDS
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.world import CorpusWorld
 from taskqa.reports import Table
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus
@@ -288,9 +286,7 @@ def test_a_question_naming_a_thing_with_a_look_alike_is_dropped_and_counted(
     source = tmp_path / "questions.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = ground_candidates(
-        corpus,
-        recordings,
-        verbs,
+        CorpusWorld.open(corpus),
         source,
         {clip.id: clip},
         tmp_path / "kept.jsonl",

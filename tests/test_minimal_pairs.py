@@ -164,6 +164,31 @@ def test_pairs_are_the_same_for_any_number_of_workers(paired: Path, tmp_path: Pa
         assert (tmp_path / "again" / name).read_bytes() == (paired / name).read_bytes()
 
 
+def test_pairs_from_the_questions_generation_asked_are_the_pairs_asked_again(
+    domain: Domain, tmp_path: Path
+) -> None:
+    """A build hands the pairs its own candidates as the first recordings' questions: the
+    pairs are those found when every question is asked again."""
+    from taskqa.benchmark.pairs import PairConfig, asked_by_recording, make_pairs
+    from taskqa.questions.config import GenerationConfig
+    from taskqa.questions.generate import generate_file
+    from taskqa.questions.indirect import with_indirect
+    from taskqa.questions.template import load_templates
+    from taskqa.questions.world import corpus_world
+
+    recordings = simulate_corpus(CONFIG, domain)[:3]
+    generation = GenerationConfig()
+    asked = tmp_path / "candidates.jsonl"  # generation adds the indirect variants itself
+    generate_file(recordings, load_templates(), asked, generation, domain.templates, domain=domain)
+    templates = with_indirect(load_templates())
+    world = corpus_world(recordings, domain)
+    settings = (recordings, domain, CONFIG, templates, generation, domain.templates, world)
+    again = make_pairs(*settings, PairConfig())
+    taken = make_pairs(*settings, PairConfig(), first_asked=asked_by_recording(asked))
+    assert again.pairs and taken.pairs == again.pairs
+    assert [r.id for r in taken.recordings] == [r.id for r in again.recordings]
+
+
 # --- pairs outside `taskqa evaluate` (issue 35, item 6) ----------------------------------------
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from problem_text import problem_lines, run
 from taskqa.cli import app
-from taskqa.questions.generate import GenerationConfig
+from taskqa.questions.config import GenerationConfig
 from taskqa.terminal import INTERNAL_ERROR
 from test_evaluation_fixture import benchmark_dir  # noqa: F401 (a pytest fixture)
 

@@ -23,12 +23,13 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import taskqa.benchmark.pairs as pairs_module
-import taskqa.render.recordings as recordings_module
+import taskqa.household.corpus_videos as corpus_videos_module
 from taskqa.atomic import sha256_file
 from taskqa.benchmark.folder import EVERY_FAMILY, PAIR_CANDIDATES, Benchmark
 from taskqa.benchmark.progress import ProgressLines
 from taskqa.cli import app
-from taskqa.render.recordings import RenderOptions, render_corpus
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.options import RenderOptions
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
@@ -239,7 +240,7 @@ def test_an_interrupted_build_keeps_its_work_and_resumes(
     # recordings, after the first of them
     with monkeypatch.context() as patch:
         simulated = _counting(patch, pairs_module, "_pair_shard")
-        rendered = _counting(patch, recordings_module, "_render_one", stop_at=2)
+        rendered = _counting(patch, corpus_videos_module, "_render_one", stop_at=2)
         second = _build(corpus, out, "--resume")
     assert second.exit_code == 130, second.output
     assert len(simulated) == 2 and len(rendered) == 2
@@ -251,7 +252,7 @@ def test_an_interrupted_build_keeps_its_work_and_resumes(
     # as a build never interrupted, byte for byte
     with monkeypatch.context() as patch:
         simulated = _counting(patch, pairs_module, "_pair_shard")
-        rendered = _counting(patch, recordings_module, "_render_one")
+        rendered = _counting(patch, corpus_videos_module, "_render_one")
         third = _build(corpus, out, "--resume")
     assert third.exit_code == 0, third.output
     assert len(simulated) == 0 and len(rendered) == total - 1

@@ -20,7 +20,8 @@ from taskqa.evaluation.predictions import outcomes_of
 from taskqa.evaluation.table import build_table
 from taskqa.model import Recording
 from taskqa.programs.clips import cut_clips
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.realize import Speaker, parse_action_text
 from taskqa.questions.records import Question
 from taskqa.questions.template import load_templates

@@ -15,7 +15,7 @@ from taskqa.verify.cli import app
 from taskqa.verify.evaluation import load_benchmark
 from taskqa.verify.kitchen import Episode
 from taskqa.verify.kitchen_timeline import segment_times, timeline
-from taskqa.verify.render import KitchenVideo, RenderOptions
+from taskqa.verify.render import KitchenRenderOptions, KitchenVideo
 
 
 def test_build_render_writes_videos_whose_frames_match_the_records(tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_heating_shows_as_tint_and_steam_on_the_target() -> None:
     steps = timeline(episode)
     heat = next(s for s in steps if s.action.startswith("HeatObject"))
     assert "hot" not in heat.before.states and "hot" in heat.after.states
-    options = RenderOptions(fps=4.0, size=96)
+    options = KitchenRenderOptions(fps=4.0, size=96)
     with KitchenVideo(episode, options) as video:
         assert video.frame_count() == round(segment_times(episode)[-1][1] * 4)
         pictures = list(video.pictures())
@@ -87,7 +87,7 @@ def test_a_held_object_sits_on_a_hand_and_a_door_handle_swings_with_its_door() -
     """A viewer sees a held thing in a hand, never floating; a door's handle goes with it."""
     episode = _heating_episode()
     steps = timeline(episode)
-    options = RenderOptions(fps=4.0, size=96)
+    options = KitchenRenderOptions(fps=4.0, size=96)
     held_frames = free_frames = 0
     with KitchenVideo(episode, options) as video:
         palm, _ = video.hands[1.0]

@@ -11,10 +11,11 @@ from typer.testing import CliRunner
 
 from problem_text import problem_lines
 from taskqa.cli import app
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.options import RenderOptions
 from taskqa.model import Recording
 from taskqa.render import engine
 from taskqa.render.engine import Camera, RenderScene, gl_available, open_scene, resolve_backend
-from taskqa.render.recordings import RenderOptions, render_corpus
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain
@@ -158,8 +159,8 @@ def test_the_appearance_ladder_adds_light_then_surfaces(
 ) -> None:
     """flat: each body one colour; shaded: lit and shadowed; textured: surfaces vary within a
     body (wood grain, planks). The masks are the same on every rung."""
-    from taskqa.render.models import load_look
-    from taskqa.render.recordings import render_frames
+    from taskqa.household.frames import render_frames
+    from taskqa.household.look_spec import load_look
 
     recording = recordings[0]
     spread = {}

@@ -12,18 +12,14 @@ from typer.testing import CliRunner
 
 from problem_text import by_name
 from taskqa.cli import app
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.frames import frame_count, household_scene
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
+from taskqa.household.recording_files import read_masks, render_recording
+from taskqa.household.sheet import find_object, load_sheet, row_frames
+from taskqa.household.timeline import Timeline
 from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, Recording, RelationKind
-from taskqa.render.models import load_look
-from taskqa.render.recordings import (
-    RenderOptions,
-    frame_count,
-    household_scene,
-    read_masks,
-    render_corpus,
-    render_recording,
-)
-from taskqa.render.sheet import find_object, load_sheet, row_frames
-from taskqa.render.timeline import Timeline
 from taskqa.render.video import read_frames, video_info, write_mp4
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
@@ -224,8 +220,8 @@ def test_sheet_is_written(tmp_path: Path) -> None:
 def test_recordings_are_chosen_by_id_benchmark_clips_and_limit(
     tmp_path: Path, recordings: list[Recording]
 ) -> None:
+    from taskqa.household.selection import select_recordings
     from taskqa.problems import InvalidInputError
-    from taskqa.render.recordings import select_recordings
 
     ids = [r.id for r in recordings]
     assert [r.id for r in select_recordings(recordings, ids=[ids[2], ids[0]])] == [ids[0], ids[2]]
@@ -275,7 +271,7 @@ def test_doors_swing_over_the_action_and_hands_act_it_out() -> None:
     """An opening swings from shut to open over its span, a closing back, a failed try opens a
     little and falls back; the acting hand goes out and comes back, moving at every 2 fps frame
     of a long wipe."""
-    from taskqa.render.motion import hand_motion, opening_share, reach
+    from taskqa.household.motion import hand_motion, opening_share, reach
 
     span = (10.0, 12.0)
     assert opening_share("get", "done", *span, 11.0) is None
@@ -302,7 +298,7 @@ def test_two_people_at_one_counter_never_share_a_spot(domain: Domain) -> None:
     other figure (before the Director stepped aside, 36% of two-person frames did)."""
     import math
 
-    from taskqa.render.gaze import Director
+    from taskqa.household.gaze import Director
 
     recordings = simulate_corpus(SimulationConfig(episodes=24, seed=5), domain)
     pairs = [r for r in recordings if len({a.agent for a in r.actions}) > 1]
@@ -332,8 +328,8 @@ def test_the_held_out_appearance_set_changes_rooms_not_named_colours(
     """Same recording, same moment: the held-out set draws the same bodies in the same places
     (identical masks) with other room and furniture colours, while a thing named by its colour
     (the pink cup) keeps it."""
-    from taskqa.render.gaze import Director
-    from taskqa.render.household import View
+    from taskqa.household.gaze import Director
+    from taskqa.household.scene import View
 
     recording = recordings[0]
     action = next(a for a in recording.actions if "pink-cup" in a.slots.patient)
@@ -358,8 +354,8 @@ def test_the_held_out_appearance_set_changes_rooms_not_named_colours(
 
 
 def test_held_out_looks_keep_colour_words_and_name_what_is_wrong() -> None:
+    from taskqa.household.look_spec import BUILTIN, parse_look
     from taskqa.problems import InvalidInputError
-    from taskqa.render.models import BUILTIN, parse_look
 
     text = load_look().model_dump_json()
     raw = json.loads(text)
@@ -385,9 +381,9 @@ def test_people_face_what_they_look_at_and_the_room_camera_frames_them(
     """From the room camera a person's face and reaching arm point at what they work on (it
     was once the other way round), and the framed room camera shows the people larger than the
     whole-room view, without losing any of them."""
+    from taskqa.household.gaze import Director, room_camera
+    from taskqa.household.scene import View as SceneView
     from taskqa.render.engine import Camera
-    from taskqa.render.gaze import Director, room_camera
-    from taskqa.render.household import View as SceneView
 
     size = 96
     faced = checked = 0
@@ -426,8 +422,8 @@ def test_people_face_what_they_look_at_and_the_room_camera_frames_them(
 
 def test_a_full_dirty_bowl_shows_its_dirt_on_the_outer_wall() -> None:
     """Dirt on top of a container hid under what filled it; round the wall it stays in sight."""
+    from taskqa.household.thing_look import ThingLook
     from taskqa.model import Attribute
-    from taskqa.render.looks import ThingLook
 
     look = load_look()
     model = look.models["bowl"]

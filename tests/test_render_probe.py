@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from taskqa.render.probe import VISIBLE_ATTRIBUTES, run_probe, split_recordings
+from taskqa.household.probe import VISIBLE_ATTRIBUTES, run_probe, split_recordings
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus
 from taskqa.simulation.domain import Domain

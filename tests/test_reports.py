@@ -150,7 +150,7 @@ def test_evaluation_chart_captions_are_words() -> None:
     from types import SimpleNamespace
 
     from taskqa.evaluation.report import CHARTS, _caption
-    from taskqa.evaluation.table import BREAKDOWNS
+    from taskqa.questions.tags import BREAKDOWNS
 
     known = SimpleNamespace(table=SimpleNamespace(breakdowns=[
         SimpleNamespace(name=name, caption=caption) for name, caption, _ in BREAKDOWNS

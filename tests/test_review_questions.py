@@ -19,9 +19,11 @@ from taskqa.benchmark.balance import BalanceConfig
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.folder import Benchmark
 from taskqa.corpus import read_corpus
+from taskqa.household.corpus_videos import render_corpus
+from taskqa.household.frames import render_frames
+from taskqa.household.look_spec import load_look
+from taskqa.household.options import RenderOptions
 from taskqa.render.engine import resolve_backend
-from taskqa.render.models import load_look
-from taskqa.render.recordings import RenderOptions, render_corpus, render_frames
 from taskqa.render.video import read_frames, video_info
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import simulate_corpus, write_simulated_corpus

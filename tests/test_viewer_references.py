@@ -17,11 +17,13 @@ from taskqa.programs import parse_program
 from taskqa.programs.clips import cut_clips
 from taskqa.programs.executor import result
 from taskqa.programs.records import build_view
-from taskqa.questions.generate import GenerationConfig, generate_file, speaker_of
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.self_check import check_records, referent_by_verb, shown_actions
 from taskqa.questions.template import load_templates
 from taskqa.questions.visible import own_things
+from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
 
 RECORDINGS = 24
@@ -72,7 +74,7 @@ def test_first_and_last_thing_follow_the_actions_shown(
 ) -> None:
     rows, _ = generated
     clips = _clips(small_corpus[:RECORDINGS])
-    speaker = speaker_of(small_corpus[:RECORDINGS], domain)
+    speaker = CorpusWorld.of(small_corpus[:RECORDINGS], domain=domain).speaker
     asked = [r for r in rows if r["template"] in ("indirect/object/first-changed",
                                                    "indirect/object/last-changed")]  # fmt: skip
     assert len(asked) >= 10
@@ -123,7 +125,7 @@ def test_a_purpose_is_a_later_action_the_clip_shows(
 ) -> None:
     rows, _ = generated
     clips = _clips(small_corpus[:RECORDINGS])
-    speaker = speaker_of(small_corpus[:RECORDINGS], domain)
+    speaker = CorpusWorld.of(small_corpus[:RECORDINGS], domain=domain).speaker
     why = [r for r in rows if r["template"] == "explanatory/intent/why-action"]
     assert why
     for row in why:
@@ -182,8 +184,7 @@ def test_the_self_check_finds_a_reference_the_clip_contradicts(
 
     clips = read_clips(clips_path(path))
     recordings = small_corpus[:RECORDINGS]
-    speaker = speaker_of(recordings, domain)
-    args = (recordings, clips, domain.templates, "clips.jsonl", domain, speaker)
+    args = (CorpusWorld.of(recordings, domain.templates, domain), clips, "clips.jsonl")
     honest = check_records(rows, *args)
     assert honest.disagreeing == 0 and honest.referring >= 10
     target = next(r for r in rows if r["template"] == "indirect/object/first-changed")

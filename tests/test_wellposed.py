@@ -14,7 +14,8 @@ from taskqa.model import UNKNOWN, Recording
 from taskqa.programs.clips import cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import build_view
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, sample_space
 from taskqa.questions.schemas import SchemaKnowledge

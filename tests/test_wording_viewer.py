@@ -14,10 +14,12 @@ from taskqa.model import Recording
 from taskqa.programs import parse_program
 from taskqa.questions.answers import in_form, spoken_answer
 from taskqa.questions.check import check_questions
-from taskqa.questions.generate import GenerationConfig, generate_file
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import generate_file
 from taskqa.questions.realize import FORMS, Speaker
 from taskqa.questions.template import Template, load_templates
 from taskqa.questions.words import words
+from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
 
 # phrases of a form filled in, not of a person asking (indirect.yaml is worded apart)
@@ -312,7 +314,7 @@ def test_generated_questions_check_out(
     generated: tuple[Path, list[dict[str, object]], list[Recording]], domain: Domain
 ) -> None:
     out, records, recordings = generated
-    checked, problems = check_questions(out, {r.id: r for r in recordings}, domain.templates)
+    checked, problems = check_questions(out, CorpusWorld.of(recordings, domain.templates))
     assert (checked, problems) == (len(records), [])
 
 

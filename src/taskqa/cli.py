@@ -127,7 +127,7 @@ def simulate(
         highlight=False,
     )
     if render:
-        from taskqa.render.cli import render_into_corpus
+        from taskqa.household.cli import render_into_corpus
 
         run = execution(executor, workers, ray_address, resume)
         render_into_corpus(out, None, fps, size, "first,third", False, workers, execution=run)
@@ -225,14 +225,14 @@ def causal(
     from taskqa.atomic import write_bytes, write_text
     from taskqa.causal import DependencyRules, build_structure
     from taskqa.causal.render import structure_table, to_dot, to_png
-    from taskqa.convert import read_recordings
-    from taskqa.questions.generate import corpus_domain
+    from taskqa.questions.world import CorpusWorld
 
-    recordings, templates = read_recordings(corpus)
-    chosen = _pick_recording(recordings, recording, corpus)
+    world = CorpusWorld.open(corpus)
+    templates = dict(world.verb_templates or {})
+    chosen = _pick_recording(list(world.recordings), recording, corpus)
     replaced = claim_output(out, CAUSAL_GRAPHS, overwrite) if out is not None else None
     rules = DependencyRules(spatial=spatial, include_visibility=visibility, schemas=schemas)
-    structure = build_structure(chosen, rules, corpus_domain(corpus))
+    structure = build_structure(chosen, rules, world.domain)
     console.print(structure_table(structure, chosen, templates))
     if out is not None:
         write_text(out / f"{chosen.id}.dot", to_dot(structure, chosen, templates))
@@ -285,18 +285,15 @@ def generate(
     """Generate every question of every template on every clip (EgoTaskQA style).
 
     An earlier questions file at OUT is replaced; any other file only with --overwrite."""
-    from taskqa.convert import read_recordings
     from taskqa.execution import journal_beside
     from taskqa.programs.clips import ClipConfig
-    from taskqa.questions.generate import (
-        GenerationConfig,
-        corpus_domain,
-        generate_file,
-        summary_path,
-    )
+    from taskqa.questions.config import GenerationConfig
+    from taskqa.questions.generate import generate_file, summary_path
     from taskqa.questions.template import load_templates
+    from taskqa.questions.world import CorpusWorld
 
-    recordings, verb_templates = read_recordings(corpus)
+    world = CorpusWorld.open(corpus)
+    recordings, verb_templates = list(world.recordings), dict(world.verb_templates or {})
     chosen = load_templates(templates)
     replaced = claim_output(out, QUESTIONS, overwrite)
     config = GenerationConfig(
@@ -316,7 +313,7 @@ def generate(
             verb_templates,
             workers,
             lambda n: bars.advance(task, n),
-            domain=corpus_domain(corpus),
+            domain=world.domain,
             execution=run,
             journal=journal_beside(out),
         )
@@ -505,14 +502,12 @@ def check(
     ],
 ) -> None:
     """Re-execute every stored program on the annotations; report answers that differ."""
-    from taskqa.convert import read_recordings
+    from taskqa.benchmark.folder import clips_of_split_file
     from taskqa.questions.check import check_questions
-    from taskqa.questions.generate import corpus_domain
+    from taskqa.questions.world import CorpusWorld
 
-    recordings, verb_templates = read_recordings(annotations)
-    by_id = {r.id: r for r in recordings}
-    domain = corpus_domain(annotations)
-    checked, problems = check_questions(questions, by_id, verb_templates, domain)
+    world = CorpusWorld.open(annotations)
+    checked, problems = check_questions(questions, world, clips_of_split_file(questions))
     if problems:
         errors.print(f"{len(problems)} of {checked} questions differ", highlight=False)
         print_problems(problems)
@@ -756,20 +751,21 @@ app.add_typer(physics_app, name="physics")
 from taskqa.verify.cli import app as verify_app  # noqa: E402
 
 app.add_typer(verify_app, name="verify")
-from taskqa.render import benchmark_videos as render_benchmark  # noqa: E402
-from taskqa.render.cli import app as render_app  # noqa: E402
+from taskqa.household import benchmark_videos as render_benchmark  # noqa: E402
+from taskqa.household.cli import app as render_app  # noqa: E402
 
 app.add_typer(render_app, name="render")
 
 
 def _benchmark_videos() -> render_benchmark.BenchmarkVideos:
-    """`taskqa render BENCH`'s view of a benchmark folder (render cannot import benchmark/)."""
+    """`taskqa render BENCH`'s view of a benchmark folder (household cannot import benchmark/)."""
     from taskqa.benchmark import folder
 
     return render_benchmark.BenchmarkVideos(
         folder.benchmark_of,
         folder.recordings_without_video,
         lambda bench: folder.rewrite_video_list(bench).line(bench),
+        lambda bench: bench / folder.CORPUS,
     )
 
 

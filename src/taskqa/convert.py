@@ -7,7 +7,7 @@ from pathlib import Path
 from taskqa.corpus import CorpusManifest, is_corpus, read_corpus, write_corpus
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.simulation.corpus import corpus_domain_file
+from taskqa.simulation.corpus import corpus_domain
 from taskqa.simulation.domain import load_domain
 
 
@@ -18,8 +18,10 @@ def read_recordings(source: Path) -> tuple[list[Recording], dict[str, str]]:
     if not source.exists():
         raise InvalidInputError([Problem(str(source), "", "not found")])
     if is_corpus(source):
-        domain = load_domain(corpus_domain_file(source))
-        return read_corpus(source), domain.templates
+        recordings = read_corpus(source)
+        # the corpus's own world says its verbs; annotations with none use the built-in phrasing
+        domain = corpus_domain(source, recordings) or load_domain()
+        return recordings, domain.templates
     if egotaskqa.detect_egotaskqa(source):
         return egotaskqa.read_egotaskqa(source), load_domain().templates
     if captaincook4d.detect_captaincook4d(source) and source.is_dir():

@@ -2,6 +2,9 @@
 
 ``recordings.jsonl`` holds one :class:`~taskqa.model.Recording` per line, in a fixed order, so
 the same recordings always serialize to the same bytes. ``corpus.json`` says what made them.
+This module writes both files, whoever makes the corpus: a new folder at once
+(``write_corpus``), or in place in a folder being assembled (``write_corpus_files``,
+``append_recordings``: a benchmark's corpus copy gaining the minimal pairs' recordings).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
 from taskqa.jsonio import jsonl_lines, load_json, parse_json
-from taskqa.model import Recording
+from taskqa.model import Recording, VideoRef
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error, shorten
 
 MANIFEST = "corpus.json"
@@ -63,13 +66,54 @@ def write_corpus_lines(
     extra_files: Mapping[str, str] | None = None,
 ) -> CorpusManifest:
     """Like :func:`write_corpus`, for recordings already serialised by :func:`dump_recording`."""
-    manifest = manifest.model_copy(update={"recordings": len(lines), "actions": actions})
     with staged_directory(directory) as staging:
-        write_text(staging / RECORDINGS, "".join(f"{line}\n" for line in lines))
         for name, text in (extra_files or {}).items():
             write_text(staging / name, text)
-        write_text(staging / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+        written = write_corpus_files(staging, lines, actions, manifest)
+    return written
+
+
+def write_corpus_files(
+    directory: Path, lines: Sequence[str], actions: int, manifest: CorpusManifest
+) -> CorpusManifest:
+    """Write ``recordings.jsonl`` (``lines``, from :func:`dump_recording`) and ``corpus.json``
+    (``manifest`` with the counts) into ``directory`` in place, leaving its other files (the
+    domain file, rendered videos) as they are: for a folder that is staged already."""
+    manifest = manifest.model_copy(update={"recordings": len(lines), "actions": actions})
+    write_text(directory / RECORDINGS, "".join(f"{line}\n" for line in lines))
+    write_text(directory / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
     return manifest
+
+
+def append_recordings(
+    directory: Path, held: Sequence[Recording], added: Sequence[Recording]
+) -> CorpusManifest:
+    """Add ``added`` to the corpus in ``directory``, which holds ``held`` (as read from it), in
+    place: its lines stay as they are, byte for byte, and its manifest keeps every setting."""
+    lines = (directory / RECORDINGS).read_text(encoding="utf-8").splitlines()
+    lines += [dump_recording(r) for r in added]
+    actions = sum(len(r.actions) for r in (*held, *added))
+    return write_corpus_files(directory, lines, actions, read_manifest(directory))
+
+
+def point_videos(corpus: Path, videos: dict[str, list[VideoRef]]) -> None:
+    """Rewrite ``recordings.jsonl`` with new video references for some recordings; every other
+    line stays byte for byte as it was. The file is replaced atomically."""
+    path = corpus / RECORDINGS
+    file = str(path)
+    out: list[str] = []
+    for index, number, line in jsonl_lines(path, file):
+        head = parse_json(line, file, [index], line=number)
+        if not isinstance(head, dict):
+            raise InvalidInputError([Problem.at(file, [index], "expected a JSON object")])
+        refs = videos.get(str(head.get("id")))
+        if refs is None:
+            out.append(line.decode("utf-8") + "\n")
+            continue
+        recording = Recording.model_validate(head)
+        recording.videos = list(refs)
+        out.append(dump_recording(recording) + "\n")
+    write_text(path, "".join(out))
 
 
 def is_corpus(path: Path) -> bool:

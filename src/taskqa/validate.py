@@ -13,7 +13,7 @@ from taskqa.checks.references import check_references
 from taskqa.checks.videos import check_videos, unchecked_uris
 from taskqa.corpus import RECORDINGS, is_corpus, read_corpus
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.simulation.corpus import load_corpus_domain
+from taskqa.simulation.corpus import corpus_domain
 from taskqa.simulation.domain import load_domain
 
 Validator = Callable[[Path], list[Problem]]
@@ -76,7 +76,7 @@ def validate_corpus(directory: Path, unchecked: list[str] | None = None) -> list
     except InvalidInputError as error:
         return error.problems
     try:
-        domain = load_corpus_domain(directory)
+        domain = corpus_domain(directory, recordings)
     except InvalidInputError as error:
         return error.problems
     problems: list[Problem] = []

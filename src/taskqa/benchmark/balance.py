@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from taskqa.benchmark.candidates import Candidates
 from taskqa.benchmark.mix import MixConfig
+from taskqa.questions.tags import BINARY_ANSWERS
 
 BalanceBy = Literal["type", "template", "text"]
 
@@ -149,7 +150,7 @@ def _binary_pairs(answers: Mapping[str, list[int]], min_binary: int) -> int:
 
 
 def _capped_open(answers: Mapping[str, list[int]], config: BalanceConfig) -> dict[str, int]:
-    counts = {a: len(rows) for a, rows in answers.items() if a not in ("yes", "no")}
+    counts = {a: len(rows) for a, rows in answers.items() if a not in BINARY_ANSWERS}
     return cap_counts(counts, config.alpha, config.beta)
 
 

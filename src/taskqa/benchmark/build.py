@@ -25,20 +25,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa import __version__
 from taskqa.answers import normalize_answer
-from taskqa.atomic import staged_directory, write_text
+from taskqa.atomic import staged_directory
 from taskqa.benchmark import diagnostics
 from taskqa.benchmark.balance import BalanceConfig, Balanced, balance
 from taskqa.benchmark.candidates import Candidates, read_candidates
 from taskqa.benchmark.evidence import cap_single_frame, per_template, tag_records
 from taskqa.benchmark.folder import (
-    CLIPS,
-    MANIFEST,
-    VIDEOS,
+    HELD_OUT_OBJECTS,
+    INDIRECT,
+    MORE_STEPS,
+    NORMAL,
+    NOVEL_COMPOSITION,
+    PAIR_FAMILY,
+    FolderWriter,
     SplitQuestion,
-    corpus_digest,
-    file_digests,
     has_video,
-    video_list,
 )
 from taskqa.benchmark.generalisation import (
     Family,
@@ -48,9 +49,9 @@ from taskqa.benchmark.generalisation import (
 )
 from taskqa.benchmark.grounding import ground_candidates
 from taskqa.benchmark.multiple_choice import text_only_on_choices
-from taskqa.benchmark.pairs import FAMILY as PAIR_FAMILY
 from taskqa.benchmark.pairs import (
     add_second_recordings,
+    asked_by_recording,
     blind_pair_scores,
     pairs_for_build,
     simulated_count,
@@ -59,25 +60,19 @@ from taskqa.benchmark.pairs import (
 from taskqa.benchmark.progress import BuildProgress, NoProgress
 from taskqa.benchmark.report import build_report, category_counts
 from taskqa.benchmark.splits import SPLITS, Disjoint, Split, indirect_split, normal_split
-from taskqa.convert import read_recordings
-from taskqa.corpus import CorpusManifest, is_corpus, write_corpus
+from taskqa.corpus import is_corpus
 from taskqa.execution import Execution, fingerprint
-from taskqa.jsonio import dumps, dumps_compact, load_json, record_line, write_json, write_jsonl
+from taskqa.jsonio import dumps_compact, load_json, write_json
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
-from taskqa.programs.clips import ClipRecord, clip_record, read_clips
-from taskqa.questions.generate import (
-    GenerationConfig,
-    clips_path,
-    corpus_domain,
-    generate_file,
-    summary_path,
-)
+from taskqa.programs.clips import ClipRecord, read_clips
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import clips_path, generate_file, summary_path
 from taskqa.questions.records import Question
 from taskqa.questions.self_check import check_records
 from taskqa.questions.template import Template, load_templates
+from taskqa.questions.world import CorpusWorld
 from taskqa.reports import write_report
-from taskqa.simulation.domain import Domain
 
 
 class BuildConfig(BaseModel):
@@ -128,25 +123,27 @@ def build_benchmark(
     """
     said = progress or NoProgress()
     execution = execution or Execution(workers=workers)
-    recordings, verb_templates = read_recordings(corpus)
+    world = CorpusWorld.open(corpus)  # the recordings and the corpus's own rules, read once
+    recordings, verb_templates = list(world.recordings), dict(world.verb_templates or {})
     chosen = list(templates) if templates is not None else load_templates()
     generation = config.generation.model_copy(update={"seed": config.seed})
     balancing = config.balance.model_copy(update={"seed": config.seed})
     said.note(build_plan(corpus, recordings, config, candidates_file))
     with staged_directory(out) as stage:
+        first_asked: dict[str, str] | None = None  # what generation asked, for --pairs
         if candidates_file is None:
             candidates_file, summary = _generate(
-                recordings, chosen, generation, verb_templates, execution, stage, journal, said
+                world, chosen, generation, execution, stage, journal, said
             )
+            if config.pairs:  # read before the grounding check rewrites the file
+                first_asked = asked_by_recording(candidates_file)
         else:
             summary, generation = _candidates_generation(candidates_file)
             config = config.model_copy(update={"generation": generation})
         clips = read_clips(clips_path(candidates_file), _shown(candidates_file, clips_path))
         said.stage("grounding check: is each question's evidence on screen")
         grounded = ground_candidates(
-            corpus,
-            recordings,
-            verb_templates,
+            world,
             candidates_file,
             clips,
             stage / ".candidates.jsonl",
@@ -171,9 +168,8 @@ def build_benchmark(
         records = dict(zip(balanced.rows, candidates.records(balanced.rows), strict=True))
         _keep_distinct_aliases(records.values())
         said.stage("auditing what each answer needs of its clip")
-        # the corpus's own world and the clips file's name, for the audit and the self-check
-        domain, clips_name = corpus_domain(corpus), _shown(candidates_file, clips_path)
-        evidence = _audit_evidence(records, recordings, clips, verb_templates, clips_name, domain)
+        clips_name = _shown(candidates_file, clips_path)  # named in problems
+        evidence = _audit_evidence(records, world, clips, clips_name)
         if config.max_single_frame is not None:
             capped = cap_single_frame(
                 records, balanced.partners, config.max_single_frame, config.seed
@@ -191,21 +187,20 @@ def build_benchmark(
             evidence["dropped_by_cap"] = len(capped)
         evidence["kept"] = per_template(records.values())
         said.stage("self-check: each reference against the clip's shown actions")
-        evidence["self_check"] = _self_check(
-            records, recordings, clips, verb_templates, clips_name, domain
-        )
+        evidence["self_check"] = _self_check(records, world, clips, clips_name)
         _refuse_mismatches(evidence["self_check"], config.allow_reference_mismatch, said)
         _keep_present_direct_forms(records.values())
         said.stage("splitting, with each split family's diagnostics")
         assignments = {
-            "normal": normal_split(
+            NORMAL: normal_split(
                 candidates, balanced.rows, config.seed, config.disjoint, balanced.partners
             ),
-            "indirect": indirect_split(candidates, balanced.rows, config.seed, balanced.partners),
+            INDIRECT: indirect_split(candidates, balanced.rows, config.seed, balanced.partners),
         }
         families = _generalisation(records, balanced.partners, recordings, config.seed)
         assignments.update({name: f.assignment for name, f in families.items() if f.assignment})
-        sizes = _write_splits(stage, balanced.rows, records, assignments)
+        writer = FolderWriter(stage)
+        sizes = _write_splits(writer, balanced.rows, records, assignments)
         results = {
             family: _diagnose(records, assignments[family], family) for family in assignments
         }
@@ -215,7 +210,7 @@ def build_benchmark(
             )
         for name, family in families.items():
             results.setdefault(name, {"split_family": name})["info"] = family.info
-        results["normal"]["disjoint_variants"] = _disjoint_effect(
+        results[NORMAL]["disjoint_variants"] = _disjoint_effect(
             candidates, balanced, records, config.seed
         )
         built_pairs = None
@@ -229,19 +224,20 @@ def build_benchmark(
                 config.seed,
                 config.grounding,
                 execution,
-                stage,
+                writer,
                 said,
                 kept_folder(journal, "pairs"),
+                first_asked,
             )
-            sizes[PAIR_FAMILY] = write_pairs(stage, built_pairs)
+            sizes[PAIR_FAMILY] = write_pairs(writer, built_pairs)
             built_pairs.summary["blind"] = blind_pair_scores(built_pairs.pairs)
         said.stage("writing the corpus copy, video list and report")
-        _copy_corpus(corpus, recordings, stage / "corpus")
+        writer.copy_corpus(corpus, recordings)
         used = _used_clips(clips, records.values(), candidates_file)
         every_recording = list(recordings)
         if built_pairs is not None:
             every_recording += add_second_recordings(
-                stage / "corpus",
+                writer,
                 built_pairs,
                 execution,
                 said,
@@ -250,19 +246,16 @@ def build_benchmark(
             known = {clip.id for clip in used}
             used += [clip for clip in built_pairs.clips if clip.id not in known]
             said.stage("writing the video list and report")
-        write_jsonl(stage / CLIPS, (clip_record(r.clip, r.generation) for r in used))
-        write_text(stage / VIDEOS, video_list(every_recording, used))
-        write_text(
-            stage / "diagnostics" / "diagnostics.json",
-            dumps(
-                {
-                    **results,
-                    "balancing": _balancing_summary(balancing, balanced),
-                    "grounding": grounded.summary(),
-                    "evidence": evidence,
-                    **({"pairs": built_pairs.summary} if built_pairs is not None else {}),
-                }
-            ),
+        writer.write_clips(used)
+        writer.write_videos(every_recording, used)
+        writer.write_diagnostics(
+            {
+                **results,
+                "balancing": _balancing_summary(balancing, balanced),
+                "grounding": grounded.summary(),
+                "evidence": evidence,
+                **({"pairs": built_pairs.summary} if built_pairs is not None else {}),
+            }
         )
         report = build_report(
             balanced.before,
@@ -277,17 +270,17 @@ def build_benchmark(
             evidence,
             built_pairs.summary if built_pairs is not None else None,
         )
-        write_report(report, stage / "diagnostics")
+        write_report(report, writer.diagnostics)
         for scratch in (stage / ".candidates.jsonl", stage / ".candidates.summary.json"):
             scratch.unlink(missing_ok=True)
         (stage / ".candidates.clips.jsonl").unlink(missing_ok=True)
-        manifest = {
+        fields = {
             "taskqa_version": __version__,
             "seed": config.seed,
             "corpus": {
                 "path": str(corpus),
                 "recordings": len(recordings),
-                "sha256": corpus_digest(stage / "corpus"),
+                "sha256": writer.corpus_digest(),
             },
             "config": config.model_dump(mode="json"),
             # how the questions were made (the candidates' own settings when given): clips.jsonl
@@ -302,9 +295,9 @@ def build_benchmark(
                 **{f"{family}/{split}": n for family, s in sizes.items() for split, n in s.items()},
             },
             "grounding": grounded.summary(),
-            "files": file_digests(stage),
         }
-        write_text(stage / MANIFEST, dumps(manifest))
+        manifest = writer.manifest(fields)  # last: it lists every other file's sha256
+        writer.write_manifest(manifest)
     said.finish()
     if journal is not None:
         for _, folder in kept_folders(journal):
@@ -346,10 +339,9 @@ def build_plan(
 
 
 def _generate(
-    recordings: Sequence[Recording],
+    world: CorpusWorld,
     templates: Sequence[Template],
     generation: GenerationConfig,
-    verb_templates: dict[str, str] | None,
     execution: Execution,
     stage: Path,
     journal: Path | None,
@@ -360,10 +352,11 @@ def _generate(
     a resumed build takes them as they are (``build-candidates.json`` says for which run)."""
     folder = kept_folder(journal, "candidates")
     path = (folder or stage) / ".candidates.jsonl"
+    recordings, verb_templates = world.recordings, dict(world.verb_templates or {})
     settings = [[t.digest() for t in templates], generation.model_dump(mode="json")]
     run = fingerprint(
         "build candidates",
-        dumps_compact([settings, verb_templates]),
+        dumps_compact([settings, verb_templates, world.world]),
         *(r.model_dump_json() for r in recordings),
     )
     if folder is not None:
@@ -386,6 +379,7 @@ def _generate(
         generation,
         verb_templates,
         on_progress=said.advance,
+        domain=world.domain,
         execution=execution,
         journal=journal,
     )
@@ -463,35 +457,25 @@ def interrupted_message(out: Path, journal: Path) -> str:
 
 def _audit_evidence(
     records: Mapping[int, dict[str, Any]],
-    recordings: Sequence[Recording],
+    world: CorpusWorld,
     clips: Mapping[str, ClipRecord],
-    verb_templates: Mapping[str, str] | None,
     clips_name: str,
-    domain: Domain | None,
 ) -> dict[str, Any]:
     """Tag every kept record with what its answer needs of the clip (``evidence``), and say
     how the tags fall before any cap."""
     kept = list(records.values())
-    tag_records(kept, recordings, clips, verb_templates, clips_name, domain)
+    tag_records(kept, world, clips, clips_name)
     return {"audited": per_template(kept)}
 
 
 def _self_check(
     records: Mapping[int, dict[str, Any]],
-    recordings: Sequence[Recording],
+    world: CorpusWorld,
     clips: Mapping[str, ClipRecord],
-    verb_templates: Mapping[str, str] | None,
     clips_name: str,
-    domain: Domain | None,
 ) -> dict[str, Any]:
     """Every kept question's references worked out again from its clip's shown actions."""
-    from taskqa.questions.generate import speaker_of
-
-    speaker = speaker_of(recordings, domain)
-    found = check_records(
-        records.values(), recordings, clips, verb_templates, clips_name, domain, speaker
-    )
-    return found.summary()
+    return check_records(records.values(), world, clips, clips_name).summary()
 
 
 def _refuse_mismatches(found: Mapping[str, Any], allowed: bool, said: BuildProgress) -> None:
@@ -521,9 +505,9 @@ def _generalisation(
     """The generalisation split families (generalisation.py), by name."""
     by_id = {recording.id: recording for recording in recordings}
     return {
-        "novel-composition": novel_composition(records, partners, seed),
-        "more-steps": more_steps(records, partners, seed),
-        "held-out-objects": held_out_objects(records, partners, by_id, seed),
+        NOVEL_COMPOSITION: novel_composition(records, partners, seed),
+        MORE_STEPS: more_steps(records, partners, seed),
+        HELD_OUT_OBJECTS: held_out_objects(records, partners, by_id, seed),
     }
 
 
@@ -562,23 +546,20 @@ def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, A
 
 
 def _write_splits(
-    stage: Path,
+    writer: FolderWriter,
     rows: Sequence[int],
     records: Mapping[int, dict[str, Any]],
     assignments: Mapping[str, Mapping[int, Split]],
 ) -> dict[str, dict[str, int]]:
+    """Every balanced family's split files and train answer vocabulary; returns their sizes."""
     sizes: dict[str, dict[str, int]] = {}
     for family, assignment in assignments.items():
-        lines: dict[str, list[str]] = {split: [] for split in SPLITS}
+        by_split: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
         for row in rows:  # file order, so splits read like the candidates
             if row in assignment:
-                record = {**records[row], "split": assignment[row]}
-                lines[assignment[row]].append(record_line(record))
-        for split, texts in lines.items():
-            write_text(stage / "splits" / family / f"{split}.jsonl", "".join(texts))
-        train = [records[r] for r in rows if assignment.get(r) == "train"]
-        write_text(stage / "answers" / f"{family}.json", dumps(diagnostics.vocabulary(train)))
-        sizes[family] = {split: len(texts) for split, texts in lines.items()}
+                by_split[assignment[row]].append(records[row])
+        sizes[family] = writer.write_family(family, by_split)
+        writer.write_answers(family, diagnostics.vocabulary(by_split["train"]))
     return sizes
 
 
@@ -636,7 +617,7 @@ def _disjoint_effect(
     modes: tuple[Disjoint, ...] = ("none", "clip", "recording")
     for disjoint in modes:
         assignment = normal_split(candidates, balanced.rows, seed, disjoint, balanced.partners)
-        result = _diagnose(records, assignment, "normal")
+        result = _diagnose(records, assignment, NORMAL)
         parts = _by_split(records, assignment)
         train_clips = {r["clip"] for r in parts["train"]}
         shared = sum(r["clip"] in train_clips for r in parts["test"])
@@ -646,14 +627,6 @@ def _disjoint_effect(
         result["sizes"] = {split: len(items) for split, items in parts.items()}
         effect[disjoint] = result
     return effect
-
-
-def _copy_corpus(source: Path, recordings: Sequence[Recording], target: Path) -> None:
-    if is_corpus(source):
-        shutil.copytree(source, target)
-        return
-    manifest = CorpusManifest(generator=f"taskqa build (from {source.name})")
-    write_corpus(target, recordings, manifest)
 
 
 def _candidates_generation(candidates: Path) -> tuple[dict[str, Any], GenerationConfig]:

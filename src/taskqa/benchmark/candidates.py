@@ -16,8 +16,8 @@ from typing import Any
 
 from taskqa.jsonio import parse_json
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.questions.tags import BINARY_ANSWERS, category_tags, reasoning_type
 
-BINARY_ANSWERS = frozenset({"yes", "no"})
 FIELDS = (
     *("id", "answer", "types", "scopes", "semantic", "structural", "reference", "template"),
     *("question", "params"),
@@ -34,24 +34,9 @@ def phrasing(record: Mapping[str, Any]) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def reasoning_type(record: dict[str, object], with_reference: bool = False) -> str:
-    """The balancing key: ``$``-joined types, scopes, semantic, structural (and reference)."""
-    tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]  # type: ignore[misc]
-    if with_reference:
-        tags.append(record["reference"])
-    return "$".join(str(tag) for tag in tags)
-
-
-def category_tags(record: Mapping[str, Any]) -> list[str]:
-    """The tags a question counts in (every type and scope it carries, as EgoTaskQA counts)."""
-    return [
-        *(f"type/{t}" for t in record["types"]),
-        *(f"scope/{s}" for s in record["scopes"]),
-        f"semantic/{record['semantic']}",
-        f"structural/{record['structural']}",
-        f"reference/{record['reference']}",
-        "answer/binary" if record["answer"] in BINARY_ANSWERS else "answer/open",
-    ]
+def balancing_key(record: Mapping[str, Any], with_reference: bool = False) -> str:
+    """The balancing key: the reasoning type without the reference (or with it)."""
+    return reasoning_type(record, "reference" if with_reference else "structural")
 
 
 @dataclass
@@ -109,7 +94,7 @@ def read_candidates(
             seen.add(identifier)
             table.ids.append(identifier)
             table.answers.append(str(record["answer"]))
-            table.types.append(reasoning_type(record, with_reference))
+            table.types.append(balancing_key(record, with_reference))
             table.clips.append(str(record["clip"]))
             table.recordings.append(str(record["recording"]))
             table.templates.append(str(record["template"]))

@@ -26,19 +26,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from taskqa.benchmark.balance import rank
-from taskqa.model import Recording
-from taskqa.programs import parse_program
 from taskqa.programs.clips import ClipRecord
-from taskqa.programs.graph import Program
 from taskqa.programs.records import ClipView, Interval
-from taskqa.questions.answers import answer, attempted_actions
-from taskqa.questions.realize import Speaker
-from taskqa.questions.views import views_by_recording
-from taskqa.simulation.domain import Domain
+from taskqa.questions.tags import BINARY_ANSWERS
+from taskqa.questions.world import Asked, CorpusWorld
 
 NO_FRAME, ONE_FRAME, SEVERAL = "no-frame", "one-frame", "several-frames"
 FIRST, LAST = "first-frame", "last-frame"
@@ -109,7 +103,7 @@ def _single_frames(
     for index, seen in enumerate(view.others, start=len(view.observed)):
         answers[index] = ask(with_observed(view, (), (seen,)))
     enough = {index for index, found in answers.items() if found == stored}
-    if stored in ("yes", "no"):
+    if stored in BINARY_ANSWERS:
         contrary = [a for a in (blind, *answers.values()) if a is not None and a != stored]
         if not contrary:
             return set()
@@ -117,50 +111,27 @@ def _single_frames(
 
 
 def _audit_records(
-    records: Iterable[dict[str, Any]],
-    recordings: Sequence[Recording],
+    records: Sequence[dict[str, Any]],
+    world: CorpusWorld,
     clips: Mapping[str, ClipRecord],
-    verb_templates: Mapping[str, str] | None,
     clips_file: str,
-    domain: Domain | None,
-    speaker: Speaker | None,
-    on_progress: Callable[[int], None] | None = None,
 ) -> dict[str, list[str]]:
     """The evidence tags of every question record (by id), run recording by recording."""
     tags: dict[str, list[str]] = {}
-    grouped = views_by_recording(records, recordings, clips, verb_templates, clips_file, domain)
-    for recording, wanted, views in grouped:
-        outcome_of = {action.id: action.outcome for action in recording.actions}
-        programs: dict[str, Program] = {}
-        for record in wanted:
-            view = views.get(str(record["clip"]))
-            if view is None:
-                continue
-            text = str(record["program"])
-            program = programs.setdefault(text, parse_program(text))
-            attempted = attempted_actions(view, outcome_of)
-            form = str(record.get("answer_form", "base"))
-
-            ask = partial(_answer, program, speaker, attempted, form)
-            tags[str(record["id"])] = evidence_tags(ask, view)
-        if on_progress is not None:
-            on_progress(len(wanted))
+    for asked in world.ask(records, clips, clips_file):
+        if isinstance(asked, Asked):
+            tags[str(asked.item["id"])] = evidence_tags(asked.answer, asked.view)
     return tags
 
 
 def tag_records(
     records: Sequence[dict[str, Any]],
-    recordings: Sequence[Recording],
+    world: CorpusWorld,
     clips: Mapping[str, ClipRecord],
-    verb_templates: Mapping[str, str] | None,
     clips_file: str,
-    domain: Domain | None,
 ) -> None:
     """Set every record's ``evidence`` to its tags (empty where it could not be audited)."""
-    from taskqa.questions.generate import speaker_of
-
-    speaker = speaker_of(recordings, domain)
-    tags = _audit_records(records, recordings, clips, verb_templates, clips_file, domain, speaker)
+    tags = _audit_records(records, world, clips, clips_file)
     for record in records:
         record["evidence"] = tags.get(str(record["id"]), [])
 
@@ -197,12 +168,6 @@ def cap_single_frame(
                     flagged_kept.discard(gone)
                     dropped.add(gone)
     return dropped
-
-
-def _answer(
-    program: Program, speaker: Speaker | None, attempted: frozenset[str], form: str, seen: ClipView
-) -> str | None:
-    return answer(program, seen, speaker, attempted, form)
 
 
 def per_template(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:

@@ -39,19 +39,27 @@ from taskqa.benchmark.export_choice import (
 )
 from taskqa.benchmark.folder import (
     CORPUS,
+    HELD_OUT_OBJECTS,
+    INDIRECT,
     MANIFEST,
+    MORE_STEPS,
+    NORMAL,
+    NOVEL_COMPOSITION,
     PAIR_FAMILY,
     PAIRS,
+    VIDEOS,
     Benchmark,
     VideoClip,
     VideoIndex,
     families_in,
     pair_ids,
     read_videos,
+    split_file,
 )
 from taskqa.benchmark.multiple_choice import choice_items
 from taskqa.jsonio import load_json, read_jsonl_objects, record_text, write_json
 from taskqa.problems import InvalidInputError, Problem
+from taskqa.questions.tags import reasoning_type
 
 HF_SPLITS = {"train": "train", "val": "validation", "test": "test"}
 SCHEMA = pa.schema(
@@ -182,7 +190,7 @@ def export_hf(
     """
     manifest = _manifest(bench)
     title = name or bench.resolve().name
-    csv_path = bench / "videos.csv"
+    csv_path = bench / VIDEOS
     index = read_videos(csv_path, bench) if csv_path.is_file() else VideoIndex([])
     records = _split_records(bench)
     rows_by_clip = videos_by_clip(index)
@@ -223,7 +231,7 @@ def export_hf(
                 files[relative] = sha256_file(stage / relative)
                 counts[family + MC_SUFFIX][hf_split] = asks
         if csv_path.is_file():
-            shutil.copyfile(csv_path, stage / "videos.csv")
+            shutil.copyfile(csv_path, stage / VIDEOS)  # the export lists it under its name
         simulated = _simulated(bench)
         card = dataset_card(title, manifest, counts, license=license, simulated=simulated)
         write_text(stage / "README.md", card)
@@ -285,7 +293,7 @@ def _manifest(bench: Path) -> dict[str, Any]:
 def _split_records(bench: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Every split's question records, by (family, split); refused when there are none."""
     families = families_in(bench)
-    paths = {(f, s): bench / "splits" / f / f"{s}.jsonl" for f in families for s in HF_SPLITS}
+    paths = {(f, s): split_file(bench, f, s) for f in families for s in HF_SPLITS}
     if not any(path.is_file() for path in paths.values()):
         raise InvalidInputError([Problem(str(bench), "", "holds no questions to export")])
     records = {
@@ -310,7 +318,6 @@ def _write_parquet(
     videos, cut, names = videos or {}, cut or {}, names or {}
     unpaired = dict.fromkeys(PAIR_DESCRIPTIONS, "")
     for record in records:
-        tags = [*record["types"], *record["scopes"], record["semantic"], record["structural"]]
         row = {
             **_video_columns(record["clip"], videos, cut, names),
             **(pairing.get(str(record["id"]), unpaired) if pairing is not None else {}),
@@ -319,7 +326,7 @@ def _write_parquet(
             "answer_choices": list(record.get("answer_choices", [])),
             "direct_equiv": record.get("direct_equiv"),
             "evidence": list(record.get("evidence", [])),
-            "reasoning_type": "$".join([*tags, record["reference"]]),
+            "reasoning_type": reasoning_type(record),
             "program_graph": json.dumps(record["program_graph"], ensure_ascii=False),
             "params": json.dumps(record["params"], ensure_ascii=False, sort_keys=True),
         }
@@ -364,17 +371,17 @@ def _named_videos(path: Path, chosen: Mapping[str, VideoClip]) -> dict[str, str]
 # What each split family is, as the dataset card says it (docs/balancing.md, "Splits";
 # docs/minimal-pairs.md).
 FAMILY_TEXTS = {
-    "normal": "stratified by reasoning type and answer (3 : 1 : 1); the yes and no questions of "
+    NORMAL: "stratified by reasoning type and answer (3 : 1 : 1); the yes and no questions of "
     "one text are dealt together, so every split keeps them 50/50.",
-    "indirect": 'tests questions that refer to actions and objects indirectly ("the action '
+    INDIRECT: 'tests questions that refer to actions and objects indirectly ("the action '
     'right after ...", "the first object whose status the person changed") with training '
     "on direct references.",
-    "novel-composition": "concept pairs the question text shows (a verb with an object, an "
+    NOVEL_COMPOSITION: "concept pairs the question text shows (a verb with an object, an "
     "attribute with an object) are held out of train; their questions go 1 : 1 to validation "
     "and test, so test combines known concepts anew.",
-    "more-steps": "train and validation hold programs of at most k reasoning steps, test the "
+    MORE_STEPS: "train and validation hold programs of at most k reasoning steps, test the "
     "longer ones.",
-    "held-out-objects": "objects some recordings lack (a category or a colour) are held out: "
+    HELD_OUT_OBJECTS: "objects some recordings lack (a category or a colour) are held out: "
     "the recordings using one go whole to validation or test, so train never sees it.",
     PAIR_FAMILY: "minimal pairs: each simulated episode simulated again with one change (an "
     "action skipped, failed or done in another order, or an object starting in another "

@@ -36,7 +36,7 @@ import taskqa.answers as answers
 from taskqa import __version__
 from taskqa.atomic import staged_directory, write_text
 from taskqa.benchmark.export_hf import ExportedFiles, export_hf
-from taskqa.benchmark.folder import PAIR_FAMILY, PAIRS, families_in
+from taskqa.benchmark.folder import PAIR_FAMILY, PAIRS, VIDEOS, families_in
 
 NORMALIZER_FILE = "taskqa_normalize.py"
 
@@ -169,6 +169,9 @@ metadata:
     frames: every frame of the clip's video
 """
 
+# The generated utils.py runs inside lmms-eval, where taskqa is not installed, so it keeps its own
+# yes/no test and pair accuracy: the same definitions as taskqa.questions.tags.BINARY_ANSWERS and
+# taskqa.benchmark.folder.pair_accuracy (tests/test_minimal_pairs.py checks the two agree).
 UTILS = '''\
 """Document functions of the taskqa lmms-eval tasks (written by `taskqa export lmms-eval`,
 taskqa {taskqa_version}).
@@ -366,7 +369,7 @@ def export_lmms_eval(
         exported = export_hf(bench, stage / "hf", allow_missing_videos=allow_missing_videos)
         data = stage / "data"
         shutil.move(stage / "hf" / "data", data)
-        for listed in ("videos.csv", PAIRS):  # the clips' sources; the minimal pairs
+        for listed in (VIDEOS, PAIRS):  # the clips' sources; the minimal pairs
             if (stage / "hf" / listed).is_file():
                 shutil.move(stage / "hf" / listed, stage / listed)
         if (stage / "hf" / "videos").is_dir():

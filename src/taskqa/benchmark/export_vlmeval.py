@@ -37,6 +37,9 @@ TSV_FIELDS = ("index", "video", "question", "answer", "answer_aliases", "questio
               # a minimal pair's (TaskQA_pairs; empty elsewhere): docs/minimal-pairs.md
               "pair_id", "partner_id", "intervention")  # fmt: skip
 
+# The generated dataset class runs inside VLMEvalKit, where taskqa is not installed, so its
+# evaluate() keeps its own yes/no test and pair accuracy: the same definitions as
+# taskqa.questions.tags.BINARY_ANSWERS and taskqa.benchmark.folder.pair_accuracy.
 DATASET = '''\
 """The taskqa benchmark as a VLMEvalKit video dataset (written by `taskqa export vlmevalkit`,
 taskqa {taskqa_version}).

@@ -1,9 +1,12 @@
 """A built benchmark folder (docs/benchmark-folder.md): manifest, splits, corpus, videos.
 
 Evaluation reads the folder and nothing else, so a score can always be traced to the sha256 of
-the folder's ``manifest.json``. ``taskqa build`` writes the folder; what may change in it
-afterwards is written here too: ``videos.csv`` and the manifest's digests, once ``taskqa render
-BENCH`` has drawn the recordings of ``corpus/`` that had no video (``rewrite_video_list``).
+the folder's ``manifest.json``. This module is the one place that knows the folder's layout:
+every path in it and the split families' names, its reader (``Benchmark``) and its writer
+(``FolderWriter``), through which ``taskqa build`` (``--pairs`` too) and the tests' fixture
+write it. What may change in a built folder afterwards is written here too: ``videos.csv`` and
+the manifest's digests, once ``taskqa render BENCH`` has drawn the recordings of ``corpus/``
+that had no video (``rewrite_video_list``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Mapping, Sequence
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,28 +25,45 @@ from pydantic import ValidationError
 
 from taskqa.atomic import sha256_file, write_text
 from taskqa.benchmark.splits import SPLITS
-from taskqa.jsonio import dumps, load_json, read_jsonl_objects
+from taskqa.corpus import CorpusManifest, append_recordings, is_corpus, read_corpus, write_corpus
+from taskqa.jsonio import dumps, jsonl_text, load_json, read_jsonl_objects, record_line, write_jsonl
 from taskqa.model import Recording, VideoRef
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
-from taskqa.programs.clips import ClipRecord, read_clips
-from taskqa.questions.generate import GenerationConfig
+from taskqa.programs.clips import ClipRecord, clip_record, read_clips
+from taskqa.questions.config import GenerationConfig
 from taskqa.questions.records import Question
 
-# Every split family a build may write, in report order; a folder holds those it could make
-# (``families_in``): builds before the generalisation families, or a set too small for one.
-FAMILIES = ("normal", "indirect", "novel-composition", "more-steps", "held-out-objects")
+# --- the split families --------------------------------------------------------------------
+
+NORMAL = "normal"  # stratified by reasoning type and answer (splits.normal_split)
+INDIRECT = "indirect"  # indirect references held out (splits.indirect_split)
+# the generalisation families (generalisation.py): the same balanced questions dealt otherwise
+NOVEL_COMPOSITION = "novel-composition"
+MORE_STEPS = "more-steps"
+HELD_OUT_OBJECTS = "held-out-objects"
+GENERALISATION_FAMILIES = (NOVEL_COMPOSITION, MORE_STEPS, HELD_OUT_OBJECTS)
+# Every balanced split family a build may write, in report order; a folder holds those it could
+# make (``families_in``): builds before the generalisation families, or a set too small for one.
+FAMILIES = (NORMAL, INDIRECT, *GENERALISATION_FAMILIES)
 # minimal pairs (build --pairs; docs/minimal-pairs.md): not balanced like the others, and listed
 # in pairs.jsonl
 PAIR_FAMILY = "pairs"
+EVERY_FAMILY = (*FAMILIES, PAIR_FAMILY)
+
+# --- the folder's files ----------------------------------------------------------------------
+
+MANIFEST = "manifest.json"
+CORPUS = "corpus"  # a copy of the corpus (a taskqa corpus folder), rendered files included
+SPLITS_FOLDER = "splits"  # splits/<family>/<split>.jsonl
+ANSWERS_FOLDER = "answers"  # answers/<family>.json: each balanced family's train vocabulary
+DIAGNOSTICS_FOLDER = "diagnostics"  # the build report, and diagnostics.json
+DIAGNOSTICS = "diagnostics.json"
+CLIPS = "clips.jsonl"
+VIDEOS = "videos.csv"
 PAIRS = "pairs.jsonl"
 # the questions asked of both recordings of every pair found, after the grounding check and
 # before the split: what the pairs were chosen from (docs/benchmark-folder.md)
 PAIR_CANDIDATES = "pairs.candidates.jsonl"
-EVERY_FAMILY = (*FAMILIES, PAIR_FAMILY)
-MANIFEST = "manifest.json"
-CLIPS = "clips.jsonl"
-VIDEOS = "videos.csv"
-CORPUS = "corpus"
 OLDER_BUILD = "the folder was built by an older taskqa; build it again with `taskqa build`"
 
 
@@ -71,9 +92,24 @@ class VideoClip:
     end_s: float
 
 
+def family_folder(root: Path, family: str) -> Path:
+    """The folder of a split family's split files."""
+    return root / SPLITS_FOLDER / family
+
+
+def split_file(root: Path, family: str, split: str) -> Path:
+    """A split file: ``splits/<family>/<split>.jsonl``."""
+    return family_folder(root, family) / f"{split}.jsonl"
+
+
+def answers_file(root: Path, family: str) -> Path:
+    """A balanced family's train answer vocabulary: ``answers/<family>.json``."""
+    return root / ANSWERS_FOLDER / f"{family}.json"
+
+
 def families_in(root: Path) -> tuple[str, ...]:
     """The split families a benchmark folder holds, in ``EVERY_FAMILY`` order."""
-    return tuple(f for f in EVERY_FAMILY if (root / "splits" / f).is_dir())
+    return tuple(f for f in EVERY_FAMILY if family_folder(root, f).is_dir())
 
 
 def parse_split_name(name: str) -> tuple[str, str]:
@@ -92,7 +128,7 @@ class Benchmark:
                 [Problem(str(root), "", "not a benchmark folder (no manifest.json)")]
             )
         self.root = root
-        manifest = load_json(root / "manifest.json")
+        manifest = load_json(root / MANIFEST)
         if not isinstance(manifest, dict):
             raise InvalidInputError([Problem("manifest.json", "", "expected a JSON object")])
         self.manifest: dict[str, Any] = manifest
@@ -101,14 +137,14 @@ class Benchmark:
 
     @cached_property
     def manifest_sha256(self) -> str:
-        return sha256_file(self.root / "manifest.json")
+        return sha256_file(self.root / MANIFEST)
 
     @property
     def corpus_dir(self) -> Path:
-        return self.root / "corpus"
+        return self.root / CORPUS
 
     def split_path(self, family: str, split: str) -> Path:
-        return self.root / "splits" / family / f"{split}.jsonl"
+        return split_file(self.root, family, split)
 
     def questions(self, family: str, split: str) -> list[SplitQuestion]:
         key = (family, split)
@@ -171,7 +207,7 @@ class Benchmark:
         return pairs
 
     def videos(self) -> VideoIndex:
-        path = self.root / "videos.csv"
+        path = self.root / VIDEOS
         return read_videos(path, self.root) if path.is_file() else VideoIndex([])
 
 
@@ -245,6 +281,98 @@ def _video_row(file: str, index: int, row: dict[str, str], root: Path) -> VideoC
     )
 
 
+class FolderWriter:
+    """Writes a benchmark folder in the layout its reader (``Benchmark``) reads: ``taskqa build``
+    into its staged folder, the minimal pairs' files and second recordings
+    (``taskqa.benchmark.pairs``), ``rewrite_video_list``, and the tests' fixture. Each method
+    writes one part; ``manifest`` comes last, since it lists the sha256 of every other file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def corpus(self) -> Path:
+        """The corpus copy's folder (``corpus/``)."""
+        return self.root / CORPUS
+
+    @property
+    def diagnostics(self) -> Path:
+        """The folder of the build report and ``diagnostics.json``."""
+        return self.root / DIAGNOSTICS_FOLDER
+
+    @property
+    def pair_candidates(self) -> Path:
+        """``pairs.candidates.jsonl``: written here, then narrowed by the grounding check."""
+        return self.root / PAIR_CANDIDATES
+
+    def write_family(
+        self, family: str, by_split: Mapping[str, Iterable[Mapping[str, Any]]]
+    ) -> dict[str, int]:
+        """A split family's three split files, each question record with its ``split`` (an
+        empty file for a split without questions); returns the questions per split."""
+        sizes: dict[str, int] = {}
+        for split in SPLITS:
+            lines = [record_line({**record, "split": split}) for record in by_split.get(split, ())]
+            write_text(split_file(self.root, family, split), "".join(lines))
+            sizes[split] = len(lines)
+        return sizes
+
+    def write_answers(self, family: str, vocabulary: Sequence[tuple[str, int]]) -> None:
+        """A balanced family's train answer vocabulary, ``[[answer, count], ...]``."""
+        write_text(answers_file(self.root, family), dumps(vocabulary))
+
+    def write_pairs(self, lines: Iterable[Mapping[str, Any]]) -> None:
+        """``pairs.jsonl``, one line per minimal pair."""
+        write_text(self.root / PAIRS, jsonl_text(lines))
+
+    def write_pair_candidates(self, records: Iterable[Mapping[str, Any]]) -> Path:
+        """Every question asked of both recordings of the pairs found (``pair_candidates``)."""
+        write_text(self.pair_candidates, jsonl_text(records))
+        return self.pair_candidates
+
+    def copy_corpus(self, source: Path, recordings: Sequence[Recording]) -> None:
+        """``corpus/``: a copy of the corpus folder ``source`` (its rendered files included),
+        or, for recordings read from another format, a taskqa corpus of them."""
+        if is_corpus(source):
+            shutil.copytree(source, self.corpus)
+            return
+        manifest = CorpusManifest(generator=f"taskqa build (from {source.name})")
+        write_corpus(self.corpus, recordings, manifest)
+
+    def add_recordings(self, held: Sequence[Recording], added: Sequence[Recording]) -> None:
+        """Add recordings (the pairs' second ones) to the corpus copy, which holds ``held``."""
+        append_recordings(self.corpus, held, added)
+
+    def write_clips(self, clips: Iterable[ClipRecord]) -> None:
+        """``clips.jsonl``: every clip a question is asked on, with the settings that cut it."""
+        write_jsonl(self.root / CLIPS, (clip_record(r.clip, r.generation) for r in clips))
+
+    def write_videos(self, recordings: Sequence[Recording], clips: Sequence[ClipRecord]) -> None:
+        """``videos.csv`` of ``clips``, from the video references of ``recordings``."""
+        self.write_video_list(video_list(recordings, clips))
+
+    def write_video_list(self, text: str) -> None:
+        """``videos.csv`` as ``video_list`` made it."""
+        write_text(self.root / VIDEOS, text)
+
+    def write_diagnostics(self, diagnostics: Mapping[str, Any]) -> None:
+        """``diagnostics/diagnostics.json``."""
+        write_text(self.diagnostics / DIAGNOSTICS, dumps(diagnostics))
+
+    def corpus_digest(self) -> str:
+        """One digest of the corpus copy (the manifest's ``corpus.sha256``)."""
+        return corpus_digest(self.corpus)
+
+    def manifest(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """``fields`` with ``files``: the sha256 of every file of the folder but the manifest,
+        as the folder holds them now (in the place ``fields`` has it, else last)."""
+        return {**fields, "files": file_digests(self.root)}
+
+    def write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        """``manifest.json``, made by ``manifest`` once every other file is written."""
+        write_text(self.root / MANIFEST, dumps(manifest))
+
+
 def pair_id(a: str, b: str) -> str:
     """A minimal pair's id: its two question ids, first recording's first. A question of the
     first recording is in one pair only, so the id is unique in the benchmark."""
@@ -256,15 +384,42 @@ def pair_ids(pair: Mapping[str, Any]) -> str:
     return str(pair.get("id") or pair_id(str(pair["a"]), str(pair["b"])))
 
 
+def pairs_both_right(
+    pairs: Iterable[Mapping[str, Any]], right: Mapping[str, bool]
+) -> tuple[int, int]:
+    """Of the pairs both of whose questions are scored (``right``: question id -> right), how
+    many have both right, and how many there are."""
+    scored = [p for p in pairs if p["a"] in right and p["b"] in right]
+    return sum(right[p["a"]] and right[p["b"]] for p in scored), len(scored)
+
+
+def pair_accuracy(
+    pairs: Iterable[Mapping[str, Any]], right: Mapping[str, bool]
+) -> dict[str, float | int]:
+    """Pair accuracy, the one definition the build's blind scores and ``taskqa evaluate`` use:
+    the pairs scored and the share of them (a fraction; 0.0 for none) whose two questions are
+    both right. The lmms-eval and VLMEvalKit exports carry their own copy, since they run
+    without taskqa."""
+    both, scored = pairs_both_right(pairs, right)
+    return {"pairs": scored, "pair_accuracy": both / scored if scored else 0.0}
+
+
 # --- videos.csv ------------------------------------------------------------------------------
+
+
+def clips_of_split_file(path: Path) -> Path | None:
+    """The benchmark's ``clips.jsonl`` for one of its split files
+    (``BENCH/splits/<family>/<split>.jsonl``); None for any other file."""
+    root = path.parent.parent.parent
+    if path.parent.parent.name == SPLITS_FOLDER and (root / CLIPS).is_file():
+        return root / CLIPS
+    return None
 
 
 def is_benchmark(path: Path) -> bool:
     """Whether ``path`` is a built benchmark folder (a manifest, splits and a corpus copy)."""
     return (
-        (path / MANIFEST).is_file()
-        and (path / "splits").is_dir()
-        and (path / CORPUS / "corpus.json").is_file()
+        (path / MANIFEST).is_file() and (path / SPLITS_FOLDER).is_dir() and is_corpus(path / CORPUS)
     )
 
 
@@ -334,8 +489,6 @@ def recordings_without_video(bench: Path) -> list[str]:
     file there (never rendered, or rendered elsewhere), in corpus order: what ``taskqa render
     BENCH`` draws. Both recordings of a minimal pair are among them or neither is, once
     rendered by it."""
-    from taskqa.corpus import read_corpus
-
     used = {clip.recording for clip in Benchmark(bench).clips().values()}
     corpus = bench / CORPUS
     return [r.id for r in read_corpus(corpus) if r.id in used and not has_video(corpus, r)]
@@ -366,22 +519,21 @@ def rewrite_video_list(bench: Path) -> VideoList:
     bring ``manifest.json``'s file digests and corpus digest up to date with what the folder now
     holds (its sha256 changes with them: the benchmark's videos did)."""
     from taskqa.benchmark.clip_videos import videos_by_clip
-    from taskqa.corpus import read_corpus
 
-    benchmark = Benchmark(bench)
+    benchmark, folder = Benchmark(bench), FolderWriter(bench)
     clips = list(benchmark.clips().values())
-    text = video_list(read_corpus(bench / CORPUS), clips)
+    text = video_list(read_corpus(folder.corpus), clips)
     path = bench / VIDEOS
     changed = not path.is_file() or path.read_text(encoding="utf-8") != text
     if changed:
-        write_text(path, text)
-    manifest = dict(benchmark.manifest)
-    corpus = manifest.get("corpus")
+        folder.write_video_list(text)
+    fields = dict(benchmark.manifest)
+    corpus = fields.get("corpus")
     if isinstance(corpus, dict):
-        manifest["corpus"] = {**corpus, "sha256": corpus_digest(bench / CORPUS)}
-    manifest["files"] = file_digests(bench)
+        fields["corpus"] = {**corpus, "sha256": folder.corpus_digest()}
+    manifest = folder.manifest(fields)
     if manifest != benchmark.manifest:
-        write_text(bench / MANIFEST, dumps(manifest))
+        folder.write_manifest(manifest)
         changed = True
     chosen = videos_by_clip(read_videos(path, bench))
     seen = {clip for clip, row in chosen.items() if row.video.is_file()}

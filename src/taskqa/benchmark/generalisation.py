@@ -36,6 +36,7 @@ from taskqa.benchmark.balance import rank
 from taskqa.benchmark.splits import Split
 from taskqa.model import Recording
 from taskqa.questions.realize import parse_action_text
+from taskqa.questions.tags import reasoning_type
 
 SEP = " * "  # joins the two concepts of a pair; no verb, object, attribute or task has it
 HELD_OUT_SHARE = 0.4  # of the questions in val + test; train keeps the rest (3 : 1 : 1 as normal)
@@ -213,7 +214,7 @@ def _deal(
 
     def order(unit: tuple[int, ...]) -> tuple[str, str, int]:
         record = records[unit[0]]
-        kind = "$".join([*record["types"], *record["scopes"], record["semantic"]])
+        kind = reasoning_type(record, "semantic")
         answer = "" if len(unit) > 1 else str(record["answer"])
         return (kind, answer, rank(seed, str(record["id"])))
 

@@ -6,8 +6,8 @@ person's first-person view, or the room camera where it shows the thing large en
 whose evidence is off screen are dropped before balancing and counted per reason. The rules,
 thresholds and why are in docs/grounding.md; in short:
 
-* **What a program reads** (``evidence``): the program is run on the clip, and every interval
-  it reads is noted: the input of ``query``, ``verify`` and ``depend``, the anchor of
+* **What a program reads** (``benchmark/needs``): the program is run on the clip, and every
+  interval it reads is noted: the input of ``query``, ``verify`` and ``depend``, the anchor of
   ``localize`` and the action ``counterfactual`` removes. Of each such action the check needs
   the objects its conditions name (``obj@...``), the object a query answers (``obj$``), and,
   where the action is found or answered by its words (``hoi@...``, ``hoi$``), the action
@@ -19,7 +19,7 @@ thresholds and why are in docs/grounding.md; in short:
   some moment of the clip instead, and the future action's own objects are not required.
 * **Seen**: at one of those moments the thing covers at least ``FIRST_PERSON_SHARE`` of the
   asked person's first-person frame or ``ROOM_SHARE`` of the room camera's frame, in instance
-  masks drawn at ``SIZE`` x ``SIZE`` (``taskqa.render.grounding``). The asked person is the
+  masks drawn at ``SIZE`` x ``SIZE`` (``taskqa.household.mask_statistics``). The asked person is the
   camera of their own view and always counts as seen.
 * **Told apart**: no object the question names (a condition's ``obj@``, the object it
   answers, an action's objects read by its words) has a look-alike in the recording: another
@@ -43,205 +43,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taskqa.benchmark.lookalikes import (
+    named_twin,
+    recording_twins,
+)
+from taskqa.benchmark.needs import Need, Unmet, evidence
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.jsonio import parse_json
 from taskqa.model import Recording, Source
-from taskqa.programs import parse_program
+from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs.clips import ClipRecord
-from taskqa.programs.operators import HANDLERS, Unanswerable, Value, candidates, conditions, matches
-from taskqa.programs.operators import Path as Conditions
-from taskqa.programs.records import FACT_KINDS, ME, OTHER, ClipView, Interval
+from taskqa.programs.records import ClipView, Interval
+from taskqa.questions.world import CorpusWorld
 
 if TYPE_CHECKING:
-    from taskqa.simulation.domain import Domain
+    pass
 
 SIZE = 64
 FIRST_PERSON_SHARE = 0.002  # of the asked person's first-person frame: 8 of 64 x 64 pixels
 ROOM_SHARE = 0.003  # of the room camera's frame: 12 of 64 x 64 pixels, "large enough"
-ENTITY_KEYS = ("obj", "subject", "object")  # fact fields that name a thing or person
-FIELD_KEYS = frozenset({"hoi", "action", "action1", "verb", "obj", "task"})
 PREFIX = "grounding: "
 OBJECT_OFF = PREFIX + "object not on screen ({})"
 PERSON_OFF = PREFIX + "person not on screen"
 UNDRAWN = PREFIX + "action not acted out by the renderer ({})"
 LOOKALIKE = PREFIX + "a look-alike of a named object is in the recording ({})"
-
-
-@dataclass(frozen=True)
-class Need:
-    """One thing that must be on screen: ``entity`` (an object, or a person's id when
-    ``person``) during action ``action`` (None: at any moment of the clip)."""
-
-    entity: str
-    action: str | None
-    person: bool = False
-    undrawn: bool = False  # the action itself, which the renderer does not act out
-    twin: str | None = None  # an object of the recording a viewer may take for ``entity``
-
-
-@dataclass
-class _Reader:
-    """What a program run reads, collected node by node (see ``evidence``)."""
-
-    view: ClipView
-    agents: Mapping[str, str]  # action id -> the person doing it
-    needs: list[Need] = field(default_factory=list)
-    undrawn: frozenset[str] = frozenset()  # verbs the renderer does not act out
-
-    def read(
-        self, interval: Interval, paths: Sequence[Conditions], answer: str | None = None
-    ) -> None:
-        future = interval.future
-        where = None if future else interval.id
-        words = any(_tests_fields(path) for path in paths)
-        named: list[str] = []
-        for path in paths:
-            named += [s.value for s in path.steps if s.key in ENTITY_KEYS and s.value is not None]
-        if answer is not None:
-            named.append(answer)
-        if words and not future:
-            for verb in set(interval.value("verb")) & self.undrawn:
-                self.add(Need(verb, where, undrawn=True))
-            named += list(interval.value("obj"))
-            if interval.other:
-                self.add(Need(self.agents[interval.id], where, person=True))
-        for name in named:
-            if name == ME:
-                continue
-            if name == OTHER:
-                if not future:
-                    self.add(Need(self._other(interval), where, person=True))
-                continue
-            self.add(Need(name, where))
-
-    def _other(self, interval: Interval) -> str:
-        if interval.other:
-            return self.agents[interval.id]
-        others = sorted(set(self.agents.values()) - {self.view.clip.agent})
-        return others[0] if others else self.view.clip.agent
-
-    def add(self, need: Need) -> None:
-        if need not in self.needs:
-            self.needs.append(need)
-
-
-def _tests_fields(path: Conditions) -> bool:
-    """Whether a condition path looks at the action itself (its words, verb, objects, task)
-    rather than only at its facts: then the action must be recognisable on screen. A path
-    with no steps (every action of a scope) reads nothing by itself."""
-    for step in path.steps:
-        if step.descends and step.key in FACT_KINDS:
-            return False
-        if step.key in FIELD_KEYS:
-            return True
-    return False
-
-
-def evidence(
-    program_text: str,
-    view: ClipView,
-    agents: Mapping[str, str],
-    undrawn: frozenset[str] = frozenset(),
-) -> list[Need] | None:
-    """What must be on screen for a question with this program on this clip, in reading order;
-    None when the program has no answer here (it cannot be checked). ``undrawn``: verbs the
-    renderer does not act out; an action read by its words with one of them is a need no
-    view meets."""
-    program = parse_program(program_text)
-    reader = _Reader(view, agents, undrawn=undrawn)
-    results: list[Value] = []
-    provenance: list[dict[str, tuple[Conditions, ...]]] = []
-    try:
-        for node in program.nodes:
-            inputs = [results[i] for i in node.inputs]
-            came = [provenance[i] for i in node.inputs]
-            value = HANDLERS[node.function](view, node.arguments, inputs)
-            provenance.append(_follow(reader, node.function, node.arguments, inputs, came, value))
-            results.append(value)
-    except Unanswerable:
-        return None
-    return reader.needs
-
-
-def _follow(
-    reader: _Reader,
-    function: str,
-    arguments: Sequence[Any],
-    inputs: Sequence[Value],
-    came: Sequence[dict[str, tuple[Conditions, ...]]],
-    value: Value,
-) -> dict[str, tuple[Conditions, ...]]:
-    """The conditions each interval of ``value`` was selected by; notes what the node reads."""
-    view = reader.view
-    for step in conditions(arguments).steps:  # a nested reference reads what its program reads
-        if step.value is not None and step.value.startswith("<") and step.value.endswith(">"):
-            for need in evidence(step.value[1:-1], view, reader.agents, reader.undrawn) or ():
-                reader.add(need)
-    merged: dict[str, tuple[Conditions, ...]] = {}
-    for origin in came:
-        for key, paths in origin.items():
-            merged[key] = merged.get(key, ()) + paths
-    if function == "filter":
-        path = conditions(arguments, view)
-        return {i.id: (*merged.get(i.id, ()), path) for i in _as_intervals(value)}
-    if function in ("only", "iterate_until", "pred"):
-        return {i.id: merged.get(i.id, ()) for i in _as_intervals(value)}
-    if function == "localize":
-        anchor = inputs[0]
-        if isinstance(anchor, Interval):
-            reader.read(anchor, came[0].get(anchor.id, ()))
-        pool = came[1] if len(came) > 1 else {}
-        return {i.id: pool.get(i.id, ()) for i in _as_intervals(value)}
-    if function == "counterfactual":
-        path = conditions(arguments, view)
-        for removed in candidates(view, arguments, inputs):
-            if matches(removed, path):
-                reader.read(removed, (*merged.get(removed.id, ()), path))
-        return {}
-    if function == "exist":
-        # "did the person open the fridge?": a yes reads the action where it happens; a no
-        # reads the action the question names where it does happen (done by the other person,
-        # or the person's next, unseen action, whose objects must then be on screen at some
-        # moment of the clip), so the question is about things the viewer sees
-        path = conditions(arguments, view)
-        searched = candidates(view, arguments, inputs)
-        found = [i for i in searched if matches(i, path)] or [
-            i for i in (*view.observed, *view.others, *view.future) if matches(i, path)
-        ]
-        for interval in found:
-            reader.read(interval, (*merged.get(interval.id, ()), path))
-            if interval.future:
-                for name in interval.value("obj"):
-                    reader.add(Need(name, None))
-        return {}
-    if function in ("query", "verify"):
-        subject = inputs[0]
-        if isinstance(subject, Interval):
-            path = conditions(arguments, view)
-            answer = _answered_entity(path, value) if function == "query" else None
-            reader.read(subject, (*came[0].get(subject.id, ()), path), answer)
-        return {}
-    if function == "depend":
-        for index, item in enumerate(inputs):
-            if isinstance(item, Interval):
-                reader.read(item, came[index].get(item.id, ()))
-        return {}
-    return {}
-
-
-def _as_intervals(value: Value) -> tuple[Interval, ...]:
-    if isinstance(value, Interval):
-        return (value,)
-    return value if isinstance(value, tuple) else ()
-
-
-def _answered_entity(path: Conditions, value: Value) -> str | None:
-    """The thing a query answers, when it selects a fact's object (``change, obj$``)."""
-    if not isinstance(value, str) or not path.steps:
-        return None
-    last = path.steps[-1]
-    inside = any(step.descends for step in path.steps)
-    return value if last.select and last.key in ENTITY_KEYS and inside else None
 
 
 # --- moments and verdicts --------------------------------------------------------------------
@@ -282,9 +107,6 @@ def seen(
     return any(statistics.share(entity, t, name) >= share for t in times for name, share in views)
 
 
-Unmet = tuple[Need, tuple[float, ...]]  # a need no shipped view meets, and its moments
-
-
 def unmet(
     needs: Sequence[Need],
     statistics: Any,
@@ -316,52 +138,6 @@ def reason(need: Need) -> str:
     return PERSON_OFF if need.person else OBJECT_OFF.format(need.entity)
 
 
-# --- look-alikes -------------------------------------------------------------------------------
-def recording_objects(recording: Recording, domain: Domain) -> set[str]:
-    """The objects a recording has: those present at its start (``initial_state``; where it
-    does not say, every object of its room that is there in every episode) and every object
-    its actions name."""
-    found = set(recording.initial_state)
-    if not found and recording.environment is not None:
-        found = {
-            name
-            for name in domain.objects_in(recording.environment)
-            if not domain.spec.objects[name].distractor
-        }
-    return found | {name for action in recording.actions for name in action.slots.objects()}
-
-
-def lookalike_groups(domain: Domain) -> tuple[frozenset[str], ...]:
-    """The groups of categories a viewer cannot tell apart: the domain's own ``lookalike`` and
-    the built-in world's, since the check, like ``taskqa render``, draws every domain with the
-    built-in look, whose models those groups describe (a cup and a mug look alike whatever
-    file names them)."""
-    from taskqa.simulation.domain import load_domain
-
-    own = domain.lookalikes
-    return own + tuple(group for group in load_domain().lookalikes if group not in own)
-
-
-def named_twin(needs: Sequence[Need] | None, twins: Mapping[str, Sequence[str]]) -> Unmet | None:
-    """The first object a question names that has a look-alike in its recording (``twins``:
-    object -> its look-alikes there), as an unmet need; None when it names none."""
-    for need in needs or ():
-        if need.person or need.undrawn:
-            continue
-        found = twins.get(need.entity)
-        if found:
-            return Need(need.entity, need.action, twin=found[0]), ()
-    return None
-
-
-def recording_twins(recording: Recording, domain: Domain) -> dict[str, list[str]]:
-    """Each object of the recording that has a look-alike in it -> those look-alikes."""
-    present = recording_objects(recording, domain)
-    groups = lookalike_groups(domain)
-    found = {name: domain.twins(name, present, groups) for name in sorted(present)}
-    return {name: twins for name, twins in found.items() if twins}
-
-
 # --- one recording -----------------------------------------------------------------------------
 # What every grounding shard shares: the domain and look (text and file name), verb templates,
 # the clips file's name, the mask size, the thresholds and the cache folder (or None).
@@ -374,8 +150,8 @@ def shipped_views(recording: Recording, agent: str) -> list[str]:
     """The views the benchmark ships for a clip of ``agent``: those rendered (the agent's own
     first-person video and the room camera, where there), or, before rendering, the two that
     ``taskqa render`` makes by default."""
+    from taskqa.household.options import THIRD, view_name
     from taskqa.model import View as ViewKind
-    from taskqa.render.recordings import THIRD, view_name
 
     rendered = [v for v in recording.videos if not v.uri.startswith("sim://")]
     if not rendered:
@@ -398,11 +174,10 @@ def ground_recording(context: GroundingContext, item: str) -> dict[str, Any]:
 def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | None], int]:
     """The first unmet need of each question of a shard's item (None: its evidence is on
     screen, or it has no answer to check), and the mask frames drawn now."""
-    from taskqa.questions.views import clip_views
+    from taskqa.household.look_spec import parse_look
+    from taskqa.household.mask_statistics import cached_mask_statistics
+    from taskqa.household.options import FIRST, THIRD
     from taskqa.render.engine import quiet_pybullet
-    from taskqa.render.grounding import cached_mask_statistics
-    from taskqa.render.models import parse_look
-    from taskqa.render.recordings import FIRST, THIRD
     from taskqa.simulation.domain import parse_domain
 
     domain_text, domain_file, look_text, look_file, verbs, clips_file, size, limits, cache = context
@@ -411,10 +186,10 @@ def judge_recording(context: GroundingContext, item: str) -> tuple[list[Unmet | 
     recording_json = payload["recording"]
     recording = Recording.model_validate_json(recording_json)
     records = [ClipRecord.model_validate(r) for r in payload["clips"]]
-    views = clip_views(recording, records, verbs, clips_file)
+    domain = parse_domain(domain_text, domain_file)  # the corpus's own rules build the views
+    views = CorpusWorld.of([recording], verbs, domain).views(recording, records, clips_file)
     agents = {a.id: a.agent for a in recording.actions}
     moments = {clip: clip_moments(view) for clip, view in views.items()}
-    domain = parse_domain(domain_text, domain_file)
     twins = recording_twins(recording, domain)
     judged: list[tuple[str, list[Need] | None, Unmet | None]] = []
     times: set[float] = set()
@@ -514,9 +289,7 @@ def skip_reason(recordings: Sequence[Recording]) -> str | None:
 
 
 def ground_candidates(
-    corpus: Path,
-    recordings: Sequence[Recording],
-    verb_templates: dict[str, str] | None,
+    world: CorpusWorld,
     candidates_file: Path,
     clips: Mapping[str, ClipRecord],
     scratch: Path,
@@ -538,7 +311,7 @@ def ground_candidates(
     if not enabled:
         result.note = "grounding check off (--no-grounding)"
         return result
-    note = skip_reason(recordings)
+    note = skip_reason(world.recordings)
     if note is not None:
         from taskqa.terminal import errors
 
@@ -546,15 +319,13 @@ def ground_candidates(
         errors.print(f"{note}; building without it", highlight=False, markup=False)
         return result
     started = time.perf_counter()
-    work = shards_of(
-        corpus, recordings, verb_templates, candidates_file, clips, cache, size, thresholds
-    )
+    work = shards_of(world, candidates_file, clips, cache, size, thresholds)
     context, order, items, owners = work.context, work.order, work.items, work.owners
     labels = [f"{index} (recording {r})" for index, r in enumerate(order)]
     execution = execution or Execution()
     shards = None
     if journal is not None:
-        settings = json.dumps([*context[:4], verb_templates, size, repr(thresholds)])
+        settings = json.dumps([*context[:5], size, repr(thresholds)])
         run = fingerprint("grounding", settings, *items)
         beside = journal.with_name(f"{journal.name}-grounding")  # not generation's own
         shards = ShardJournal(beside, run, len(items), execution.resume)
@@ -587,9 +358,7 @@ class Shards:
 
 
 def shards_of(
-    corpus: Path,
-    recordings: Sequence[Recording],
-    verb_templates: dict[str, str] | None,
+    world: CorpusWorld,
     candidates_file: Path,
     clips: Mapping[str, ClipRecord],
     cache: Path | None = None,
@@ -597,19 +366,19 @@ def shards_of(
     thresholds: Thresholds | None = None,
 ) -> Shards:
     """What ``ground_candidates`` runs (``cache`` None: the taskqa cache's ``grounding``)."""
-    from taskqa.render.models import parse_look
-    from taskqa.render.recordings import corpus_domain, look_source
+    from taskqa.household.look_spec import look_source, parse_look
 
-    domain = corpus_domain(corpus)
+    domain = world.domain
+    if domain is None:  # simulated recordings of a world that is not there to draw
+        message = "the recordings' domain is not known (the corpus carries no domain.yaml)"
+        raise InvalidInputError([Problem(str(candidates_file), "", message)])
     look_text, look_file = look_source(None)
     parse_look(look_text, look_file)  # a broken look fails here, once, not in every shard
-    by_id = {r.id: r for r in recordings}
+    by_id = world.by_id
     owners, asked = _questions_by_recording(candidates_file)
     order = list(asked)
     unknown = [r for r in order if r not in by_id]
     if unknown:
-        from taskqa.problems import InvalidInputError, Problem
-
         message = f"questions of recording {unknown[0]!r}, which the corpus does not have"
         raise InvalidInputError([Problem(str(candidates_file), "", message)])
     folder = cache if cache is not None else _default_cache()
@@ -618,7 +387,7 @@ def shards_of(
         domain.file_name,
         look_text,
         look_file,
-        verb_templates,
+        dict(world.verb_templates) if world.verb_templates is not None else None,
         "clips.jsonl",
         size,
         thresholds or Thresholds(),

@@ -39,8 +39,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from taskqa.benchmark.balance import BalanceConfig, Balanced, cap_counts, rank, share
-from taskqa.benchmark.candidates import BINARY_ANSWERS, Candidates
+from taskqa.benchmark.candidates import Candidates
 from taskqa.benchmark.mix import Cell, mix_quotas, mix_summary
+from taskqa.questions.tags import BINARY_ANSWERS
 
 Rows = dict[str, list[int]]  # answer -> rows, lowest rank first
 SAMPLING_ROUNDS = 6

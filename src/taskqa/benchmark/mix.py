@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from taskqa.questions.tags import TAG_SEPARATOR
+
 Cell = tuple[str, str]  # (reasoning type, "binary" or "open")
 RAKING_ROUNDS = 60
 SHORT_BY = 0.01  # a category more than a point below its target share is reported short
@@ -61,7 +63,7 @@ class MixConfig(BaseModel):
 def cell_tags(cell: Cell) -> frozenset[str]:
     """The categories a (reasoning type, answer kind) cell counts in, as ``axis/category``."""
     kind, answer = cell
-    return frozenset([*(f"tag/{part}" for part in kind.split("$")), f"answer/{answer}"])
+    return frozenset([*(f"tag/{part}" for part in kind.split(TAG_SEPARATOR)), f"answer/{answer}"])
 
 
 def _members(cells: list[Cell], axis: str, category: str) -> list[Cell]:

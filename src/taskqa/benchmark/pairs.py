@@ -2,10 +2,15 @@
 
 ``taskqa build --pairs`` re-simulates each simulated recording, changes it in one place
 (``simulation/intervene.py``: an action skipped, failed or done in another order, or an object
-starting in another state), and asks every question of both
-versions. A question is kept as a pair when its text is the same on the same clip window of both
-recordings and its answer differs. A model that reads only the text answers both alike and gets
-no pair right; one that watches gets both. Docs: docs/minimal-pairs.md.
+starting in another state), and asks both versions. A question is kept as a pair when its text
+is the same on the same clip window of both recordings and its answer differs. A model that
+reads only the text answers both alike and gets no pair right; one that watches gets both.
+Docs: docs/minimal-pairs.md.
+
+The first recording's questions are every question of every template (in a build, its own
+candidates); the second recording is asked only the texts the first one asked on each window
+whose frames changed (``questions_for_recording(texts=...)``), which gives exactly the questions
+with those texts that asking everything gives, so the pairs are the same.
 
 Per episode at most ``per_variant`` pairs are kept from each second recording, one per template,
 and a question of the first recording is used in one pair only (ids stay unique in a split);
@@ -18,42 +23,47 @@ to see; ``taskqa render BENCH`` renders the rest.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taskqa.answers import normalize_answer
-from taskqa.atomic import sha256_file, write_text
+from taskqa.atomic import sha256_file
 from taskqa.benchmark.balance import rank
-from taskqa.benchmark.folder import PAIR_CANDIDATES, PAIR_FAMILY, PAIRS, has_video, pair_id
+from taskqa.benchmark.folder import (
+    PAIR_FAMILY,
+    FolderWriter,
+    has_video,
+    pair_id,
+    pairs_both_right,
+)
 from taskqa.benchmark.progress import BuildProgress, NoProgress
 from taskqa.benchmark.splits import SPLITS
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
-from taskqa.jsonio import dumps_compact, jsonl_text, read_jsonl_objects, record_text
+from taskqa.jsonio import dumps_compact, read_jsonl_objects, record_text
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.programs.clips import Clip, ClipConfig, ClipRecord, cut_clips, windows
-from taskqa.questions.generate import (
-    GenerationConfig,
-    World,
-    questions_for_recording,
-)
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import questions_for_recording
 from taskqa.questions.records import Question
 from taskqa.questions.template import Template
+from taskqa.questions.world import World
 from taskqa.simulation.config import SimulationConfig
 from taskqa.simulation.corpus import run_episode
 from taskqa.simulation.domain import Domain, parse_domain
 from taskqa.simulation.intervene import variants
 
 if TYPE_CHECKING:  # the renderer loads only where a build renders
-    from taskqa.render.recordings import RenderOptions
+    from taskqa.household.options import RenderOptions
 
-FAMILY = PAIR_FAMILY
 SPLIT_SHARES = (("test", 0.2), ("val", 0.1))  # the rest is train
+SIDES = ("question_a", "question_b")  # a pair's two question records, a then b
 _EPISODE = re.compile(r"-(\d{5})$")
 
 
@@ -105,11 +115,15 @@ def make_pairs(
     execution: Execution | None = None,
     on_progress: Callable[[int], None] | None = None,
     journal: Path | None = None,
+    first_asked: Mapping[str, str] | None = None,
 ) -> PairSet:
     """The minimal pairs of every simulated recording, one shard per recording.
 
     ``journal`` records each finished shard for a resumed run (``execution.resume``); it is
-    left in place for the caller to remove once what it feeds is done."""
+    left in place for the caller to remove once what it feeds is done. ``first_asked`` holds
+    the questions generation already asked of the recordings with these templates, settings
+    and world (by recording id, the lines ``generate_file`` writes; ``asked_by_recording``):
+    they are the first recordings' questions, not asked again."""
     execution = execution or Execution()
     context: PairContext = (
         list(templates),
@@ -122,7 +136,11 @@ def make_pairs(
         config,
     )
     chosen = [r for r in recordings if _EPISODE.search(r.id)]
-    payloads = [r.model_dump_json() for r in chosen]
+    # each episode travels with its questions' lines after its own one-line JSON, if given
+    payloads = [
+        r.model_dump_json() + ("" if first_asked is None else "\n" + first_asked.get(r.id, ""))
+        for r in chosen
+    ]
     labels = [f"{index} (recording {r.id})" for index, r in enumerate(chosen)]
     found = PairSet()
     found.counts["recordings not simulated"] = len(recordings) - len(chosen)
@@ -151,10 +169,13 @@ def make_pairs(
 
 
 def _pair_shard(
-    context: PairContext, recording_json: str
+    context: PairContext, payload: str
 ) -> tuple[list[dict[str, Any]], list[str], Counter[str]]:
+    """One episode's pairs; ``payload`` is the recording as one line of JSON, then the lines of
+    the questions generation asked of it, if it did (without: they are asked here)."""
     templates, generation, verb_templates, world, source, file_name, simulated, config = context
     domain = parse_domain(source, file_name)
+    recording_json, given, asked_lines = payload.partition("\n")
     recording = Recording.model_validate_json(recording_json)
     counts: Counter[str] = Counter()
     match = _EPISODE.search(recording.id)
@@ -165,17 +186,19 @@ def _pair_shard(
     if run.name != recording.id or first.actions != recording.actions:
         counts["recordings the corpus's settings do not simulate again"] += 1
         return [], [], counts
-    asked_first = _keyed(recording, templates, generation, verb_templates, world)
-    shown_first = _shown(recording, generation.clips)
-    seen_first = _shown(recording, generation.clips, future=False)
+    if not given:
+        asked_first = _keyed(recording, templates, generation, verb_templates, world)
+    else:
+        asked_first = _keyed_lines(recording, asked_lines, generation.clips)
+    shown_first, seen_first = _shown(recording, generation.clips)
+    said_first = {key: normalize_answer(question.answer) for key, question in asked_first.items()}
     used: set[str] = set()
     pairs: list[dict[str, Any]] = []
     seconds: list[str] = []
     for variant in variants(run, config.per_kind, config.seed):
         counts[f"second recordings: {variant.intervention.kind}"] += 1
         second = variant.recording
-        shown_second = _shown(second, generation.clips)
-        seen_second = _shown(second, generation.clips, future=False)
+        shown_second, seen_second = _shown(second, generation.clips)
         # only clips whose frames differ: a change in the unseen future alone would flip an
         # answer while both videos look the same
         changed = {
@@ -183,12 +206,18 @@ def _pair_shard(
             for key, seen in seen_second.items()
             if seen_first.get(key) != seen and shown_first.get(key) != shown_second[key]
         }
-        asked_second = _keyed(second, templates, generation, verb_templates, world, changed)
+        # a pair is one text on one window of both: the second recording is asked only the
+        # texts the first asked on its changed windows (a question used in a pair already
+        # pairs no more), and generation skips all that cannot read as one of them
+        wanted: dict[tuple[str, int], set[str]] = {}
+        for (agent, window, _, text), question in asked_first.items():
+            if (agent, window) in changed and question.id not in used:
+                wanted.setdefault((agent, window), set()).add(text)
+        asked_second = _keyed(second, templates, generation, verb_templates, world, wanted)
         found = [
             (asked_first[key], question)
             for key, question in asked_second.items()
-            if key in asked_first
-            and normalize_answer(asked_first[key].answer) != normalize_answer(question.answer)
+            if key in asked_first and said_first[key] != normalize_answer(question.answer)
         ]
         found.sort(key=lambda pair: rank(config.seed, f"pair:{pair[1].id}"))
         kept: list[tuple[Question, Question]] = []
@@ -227,40 +256,69 @@ def _keyed(
     generation: GenerationConfig,
     verb_templates: dict[str, str] | None,
     world: World,
-    only: set[tuple[str, int]] | None = None,
+    wanted: Mapping[tuple[str, int], Collection[str]] | None = None,
 ) -> dict[tuple[str, int, str, str], Question]:
     """The recording's questions by (person, clip window, template, text): the same key on
-    both recordings of a pair is the same question asked of the same stretch of time. ``only``
-    limits them to those (person, window) clips."""
+    both recordings of a pair is the same question asked of the same stretch of time.
+    ``wanted`` limits them to these texts on these (person, window) clips."""
     window = _windows(recording, generation.clips)
 
-    def chosen(clip: Clip) -> bool:
-        return only is None or (clip.agent, window[clip.id]) in only
+    def texts(clip: Clip) -> Collection[str]:
+        return () if wanted is None else wanted.get((clip.agent, window[clip.id]), ())
 
     asked = questions_for_recording(
-        recording, templates, generation, verb_templates, None, world, chosen
+        recording,
+        templates,
+        generation,
+        verb_templates,
+        None,
+        world,
+        None if wanted is None else texts,
     )
     return {(q.agent, window[q.clip], q.template, q.question): q for q in asked}
 
 
-def _shown(
-    recording: Recording, clips: ClipConfig, future: bool = True
-) -> dict[tuple[str, int], str]:
-    """What each (person, window) clip holds, as text: every action it shows, overlaps and
-    (``future``) has next, with its outcome and the states around it (ids left out, since a
-    skipped action renumbers the rest). Where the texts of a pair's two recordings agree, so
-    do the answers; without the future, so do the frames."""
+def asked_by_recording(candidates: Path) -> dict[str, str]:
+    """The lines of a file of generated questions by recording id: what ``pairs_for_build``
+    takes as the questions already asked of the first recordings."""
+    lines: dict[str, list[str]] = {}
+    with candidates.open(encoding="utf-8", newline="\n") as stream:
+        for line in stream:
+            if line.strip():
+                lines.setdefault(json.loads(line)["recording"], []).append(line)
+    return {recording: "".join(texts) for recording, texts in lines.items()}
+
+
+def _keyed_lines(
+    recording: Recording, lines: str, clips: ClipConfig
+) -> dict[tuple[str, int, str, str], Question]:
+    """``_keyed`` of questions generation already asked of ``recording`` (its JSONL lines)."""
     window = _windows(recording, clips)
-    by_id = {a.id: a for a in recording.actions}
+    # split at newlines only: JSON text may hold other line breaks (U+2028) that splitlines cuts
+    asked = [Question.model_construct(**json.loads(line)) for line in lines.split("\n") if line]
+    return {(q.agent, window[q.clip], q.template, q.question): q for q in asked}
+
+
+def _shown(
+    recording: Recording, clips: ClipConfig
+) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], str]]:
+    """What each (person, window) clip holds, as text: every action it shows, overlaps and has
+    next, with its outcome and the states around it (ids left out, since a skipped action
+    renumbers the rest); and the same without what it has next. Where the first texts of a
+    pair's two recordings agree, so do the answers; where the second ones do, the frames."""
+    window = _windows(recording, clips)
+    said = {a.id: a.model_dump(mode="json", exclude={"id"}) for a in recording.actions}
     held: dict[tuple[str, int], str] = {}
+    seen: dict[tuple[str, int], str] = {}
     for clip in cut_clips(recording, clips):
-        parts = []
-        for group in (clip.observed, clip.others, *([clip.future] if future else [])):
-            parts.append(
-                [by_id[i].model_dump(mode="json", exclude={"id"}) for i in group if i in by_id]
-            )
-        held[(clip.agent, window[clip.id])] = record_text(parts, sort_keys=True)
-    return held
+        observed, others, future = (
+            [said[i] for i in group if i in said]
+            for group in (clip.observed, clip.others, clip.future)
+        )
+        key = (clip.agent, window[clip.id])
+        held[key] = record_text([observed, others, future], sort_keys=True)
+        seen[key] = record_text([observed, others], sort_keys=True)
+    return held, seen
 
 
 def _windows(recording: Recording, clips: ClipConfig) -> dict[str, int]:
@@ -323,10 +381,6 @@ def summary(pairs: Sequence[Mapping[str, Any]], counts: Counter[str]) -> dict[st
     }
 
 
-def dumps_pairs(pairs: Sequence[Mapping[str, Any]]) -> str:
-    return jsonl_text(pair_line(p) for p in pairs)
-
-
 # --- in a build ------------------------------------------------------------------------------
 
 
@@ -350,19 +404,24 @@ def pairs_for_build(
     seed: int,
     grounding: bool,
     execution: Execution,
-    scratch: Path,
+    writer: FolderWriter,
     progress: BuildProgress | None = None,
     journal: Path | None = None,
+    first_asked: Mapping[str, str] | None = None,
 ) -> BuiltPairs:
     """Find the pairs, drop those with a side whose evidence is off screen (the grounding check
-    the other questions pass), and draw each episode's split. ``journal`` (a folder beside the
-    output) keeps the finished episodes and grounding shards for a resumed build."""
+    the other questions pass), and draw each episode's split. ``writer`` is the benchmark
+    folder being built, which keeps the questions asked of both recordings
+    (``pairs.candidates.jsonl``); ``journal`` (a folder beside the output) keeps the finished
+    episodes and grounding shards for a resumed build. ``first_asked`` are the questions the
+    build generated from ``recordings`` with these templates and settings
+    (``asked_by_recording``): the first recordings' questions, taken rather than asked again."""
     from taskqa.benchmark.grounding import ground_candidates
     from taskqa.corpus import read_manifest
     from taskqa.programs.clips import clip_record
-    from taskqa.questions.generate import corpus_domain, corpus_world
     from taskqa.questions.indirect import with_indirect
-    from taskqa.simulation.domain import load_domain
+    from taskqa.questions.world import CorpusWorld, corpus_world
+    from taskqa.simulation.corpus import corpus_domain
 
     manifest = read_manifest(corpus)
     if not manifest.config:
@@ -371,7 +430,10 @@ def pairs_for_build(
     simulation = SimulationConfig.model_validate(
         {k: v for k, v in manifest.config.items() if k != "domain_sha256"}
     )
-    domain = corpus_domain(corpus) or load_domain()
+    domain = corpus_domain(corpus, recordings)
+    if domain is None:
+        message = "--pairs re-simulates episodes; the corpus's recordings name no known domain"
+        raise InvalidInputError([Problem(str(corpus), "", message)])
     said = progress or NoProgress()
     chosen = with_indirect(templates) if generation.indirect else list(templates)
     said.stage(
@@ -391,6 +453,7 @@ def pairs_for_build(
         execution,
         said.advance,
         journal,
+        first_asked,
     )
     settings = generation.model_dump(mode="json")
     every = [*recordings, *found.recordings]
@@ -399,13 +462,12 @@ def pairs_for_build(
         for recording in every
         for clip in cut_clips(recording, generation.clips)
     }
-    asked = scratch / PAIR_CANDIDATES
-    write_text(asked, jsonl_text(found.questions()))
+    asked = writer.write_pair_candidates(found.questions())
     said.stage("minimal pairs: grounding check of both clips of every pair")
+    asked_world = CorpusWorld.of(every, verb_templates, domain)  # both sides, one world
     grounded = ground_candidates(
-        corpus, every, verb_templates, asked, clips, asked, grounding, execution, journal,
-        said.status,
-    )  # fmt: skip
+        asked_world, asked, clips, asked, grounding, execution, journal, said.status
+    )
     kept_ids = {str(record["id"]) for _, record in read_jsonl_objects(grounded.path)}
     pairs = [p for p in found.pairs if p["a"] in kept_ids and p["b"] in kept_ids]
     found.counts["pairs with a side off screen"] = len(found.pairs) - len(pairs)
@@ -414,7 +476,7 @@ def pairs_for_build(
     from taskqa.benchmark.evidence import tag_records
 
     records = [p[key] for p in pairs for key in ("question_a", "question_b")]
-    tag_records(records, every, clips, verb_templates, asked.name, domain)
+    tag_records(records, asked_world, clips, asked.name)
     needed = {p["recording_b"] for p in pairs}
     used_clips = {str(p[key]["clip"]) for p in pairs for key in ("question_a", "question_b")}
     return BuiltPairs(
@@ -425,26 +487,15 @@ def pairs_for_build(
     )
 
 
-def write_pairs(stage: Path, built: BuiltPairs) -> dict[str, int]:
+def write_pairs(writer: FolderWriter, built: BuiltPairs) -> dict[str, int]:
     """``pairs.jsonl`` and the ``pairs`` split family (both questions of a pair, a then b, in
     the pair's split); returns the split sizes."""
-    write_text(stage / PAIRS, dumps_pairs(built.pairs))
-    sizes: dict[str, int] = {}
-    for split in SPLITS:
-        chosen = [p for p in built.pairs if p["split"] == split]
-        lines = [{**p[key], "split": split} for p in chosen for key in ("question_a", "question_b")]
-        write_text(stage / "splits" / FAMILY / f"{split}.jsonl", jsonl_text(lines))
-        sizes[split] = len(lines)
-    return sizes
-
-
-def pair_accuracy(
-    pairs: Sequence[Mapping[str, Any]], right: Mapping[str, bool]
-) -> dict[str, float | int]:
-    """Pairs whose two questions are both right, in % (``right``: question id -> right)."""
-    scored = [p for p in pairs if p["a"] in right and p["b"] in right]
-    both = sum(right[p["a"]] and right[p["b"]] for p in scored)
-    return {"pairs": len(scored), "pair_accuracy": 100 * both / len(scored) if scored else 0.0}
+    writer.write_pairs(pair_line(p) for p in built.pairs)
+    by_split: dict[str, list[dict[str, Any]]] = {
+        split: [p[key] for p in built.pairs if p["split"] == split for key in SIDES]
+        for split in SPLITS
+    }
+    return writer.write_family(PAIR_FAMILY, by_split)
 
 
 def blind_pair_scores(pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -453,9 +504,9 @@ def blind_pair_scores(pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     getting a pair right (the product of its two questions' chances)."""
     from taskqa.benchmark import diagnostics
 
-    train = [p[k] for p in pairs if p["split"] == "train" for k in ("question_a", "question_b")]
+    train = [p[k] for p in pairs if p["split"] == "train" for k in SIDES]
     test_pairs = [p for p in pairs if p["split"] == "test"]
-    test = [p[k] for p in test_pairs for k in ("question_a", "question_b")]
+    test = [p[k] for p in test_pairs for k in SIDES]
     if not train or not test:
         return {}
     chances = diagnostics.chance_values(train, test)
@@ -478,9 +529,11 @@ def blind_pair_scores(pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             str(record["id"]): answer == record["answer"]
             for record, answer in zip(test, predicted, strict=True)
         }
+        # pair accuracy as folder.pair_accuracy counts it, in % as the report prints it
+        both, scored = pairs_both_right(test_pairs, right)
         scores[name] = {
             "question_accuracy": round(100 * sum(right.values()) / len(right), 2),
-            "pair_accuracy": round(pair_accuracy(test_pairs, right)["pair_accuracy"], 2),
+            "pair_accuracy": round(100 * both / scored, 2) if scored else 0.0,
         }
     return scores
 
@@ -491,13 +544,14 @@ def simulated_count(recordings: Sequence[Recording]) -> int:
 
 
 def add_second_recordings(
-    corpus: Path,
+    writer: FolderWriter,
     built: BuiltPairs,
     execution: Execution,
     progress: BuildProgress | None = None,
     scratch: Path | None = None,
 ) -> list[Recording]:
-    """Add the pairs' second recordings to the benchmark's copy of the corpus, and render those
+    """Add the pairs' second recordings to the benchmark's copy of the corpus (``writer``'s), and
+    render those
     whose first recording has video there as the corpus's own videos were rendered (same
     options), so that a pair's clips are rendered both or neither; returns them as the copy
     now holds them (video references included).
@@ -505,22 +559,15 @@ def add_second_recordings(
     ``scratch`` (a folder beside the output) is where they are rendered first, with a journal:
     an interrupted build keeps them there and a resumed one renders only the rest."""
     from taskqa.convert import read_recordings
-    from taskqa.corpus import MANIFEST, RECORDINGS, dump_recording, read_manifest
-    from taskqa.render.recordings import rendered_options
+    from taskqa.household.manifest import rendered_options
 
     said = progress or NoProgress()
     if not built.recordings:
         return []
     # the copy is the build's own staged folder: its two files are rewritten in place
+    corpus = writer.corpus
     existing, _ = read_recordings(corpus)
-    lines = (corpus / RECORDINGS).read_text(encoding="utf-8").splitlines()
-    lines += [dump_recording(r) for r in built.recordings]
-    write_text(corpus / RECORDINGS, "".join(f"{line}\n" for line in lines))
-    actions = sum(len(r.actions) for r in (*existing, *built.recordings))
-    manifest = read_manifest(corpus).model_copy(
-        update={"recordings": len(lines), "actions": actions}
-    )
-    write_text(corpus / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+    writer.add_recordings(existing, built.recordings)
     drawn = seconds_to_render(corpus, existing, built)
     options = rendered_options(corpus)
     if drawn and options is None:
@@ -554,7 +601,9 @@ def _render_seconds(
     progress: BuildProgress,
     scratch: Path | None,
 ) -> None:
-    from taskqa.render.recordings import point_videos, render_corpus, write_manifest
+    from taskqa.corpus import point_videos
+    from taskqa.household.corpus_videos import render_corpus
+    from taskqa.household.manifest import write_manifest
 
     if scratch is None:
         ids = [r.id for r in recordings]
@@ -587,15 +636,18 @@ def _render_seconds(
 def _write_scratch_corpus(source: Path, recordings: Sequence[Recording], scratch: Path) -> None:
     """A corpus of ``recordings`` in ``scratch`` with ``source``'s settings and domain file;
     files already rendered into it stay."""
-    from taskqa.corpus import MANIFEST, RECORDINGS, dump_recording, read_manifest
+    from taskqa.corpus import (
+        MANIFEST,
+        RECORDINGS,
+        dump_recording,
+        read_manifest,
+        write_corpus_files,
+    )
 
     scratch.mkdir(parents=True, exist_ok=True)
     for path in source.iterdir():
         if path.is_file() and path.name not in (MANIFEST, RECORDINGS):
             shutil.copyfile(path, scratch / path.name)
-    lines = "".join(f"{dump_recording(r)}\n" for r in recordings)
-    write_text(scratch / RECORDINGS, lines)
-    manifest = read_manifest(source).model_copy(
-        update={"recordings": len(recordings), "actions": sum(len(r.actions) for r in recordings)}
-    )
-    write_text(scratch / MANIFEST, manifest.model_dump_json(indent=2) + "\n")
+    lines = [dump_recording(r) for r in recordings]
+    actions = sum(len(r.actions) for r in recordings)
+    write_corpus_files(scratch, lines, actions, read_manifest(source))

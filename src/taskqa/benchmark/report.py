@@ -11,8 +11,9 @@ import matplotlib
 from matplotlib.figure import Figure as MplFigure
 
 from taskqa.benchmark.balance import top_share
-from taskqa.benchmark.candidates import category_tags
 from taskqa.benchmark.diagnostics import FLAG_POINTS, FLAG_QUESTIONS, TEXT_BASELINES, type_label
+from taskqa.benchmark.folder import NORMAL
+from taskqa.questions.tags import BINARY_ANSWERS, category_tags
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
@@ -149,7 +150,7 @@ def build_report(
             continue  # a family this set could not make (its info says why)
         rows = result.get("templates", [])
         flagged = [r for r in rows if r["flagged"]]
-        listed = rows if family == "normal" else flagged
+        listed = rows if family == NORMAL else flagged
         report.add(
             Heading(f"Per template, {family} test split", level=3),
             Paragraph(
@@ -157,7 +158,7 @@ def build_report(
                 f"{FLAG_POINTS:.0f} points above the larger of most likely and chance on at least "
                 f"{FLAG_QUESTIONS} test "
                 "questions (flagged): there the text gives the answer away."
-                + ("" if family == "normal" else " Only flagged templates are listed.")
+                + ("" if family == NORMAL else " Only flagged templates are listed.")
             ),
         )
         if listed:  # a table of no rows is left out: the sentence above says there are none
@@ -403,7 +404,7 @@ def _distribution_table(before: Distribution, after: Distribution, alpha: float)
 
 
 def _open(counts: Mapping[str, int]) -> dict[str, int]:
-    return {answer: n for answer, n in counts.items() if answer not in ("yes", "no")}
+    return {answer: n for answer, n in counts.items() if answer not in BINARY_ANSWERS}
 
 
 def _top_answers(counts: Mapping[str, int], total: int, shown: int = 3) -> str:

@@ -229,9 +229,9 @@ def _evaluate_choices(
 
 def _check_split_part(part: str) -> None:
     """Refuse a SPLIT of all/SPLIT that is no split (train, val, test)."""
-    from taskqa.benchmark.folder import parse_split_name
+    from taskqa.benchmark.folder import NORMAL, parse_split_name
 
-    parse_split_name(f"normal/{part}")
+    parse_split_name(f"{NORMAL}/{part}")
 
 
 def _print_choices(by_split: dict[str, dict[str, object]]) -> None:
@@ -283,7 +283,7 @@ def _evaluate_families(
     (a model trained per family has a file per family; a zero-shot model one for them all),
     each into OUT/FAMILY, then one table across families (``families.json``, ``families.md``)."""
     from taskqa.atomic import write_text
-    from taskqa.benchmark.folder import families_in, parse_split_name
+    from taskqa.benchmark.folder import NORMAL, families_in, parse_split_name
     from taskqa.evaluation.evaluate import dump_results, evaluate, model_names, results_json
     from taskqa.evaluation.families import (
         answered_ids,
@@ -295,7 +295,7 @@ def _evaluate_families(
     from taskqa.reports import write_report
 
     part = split.partition("/")[2]
-    parse_split_name(f"normal/{part}")
+    parse_split_name(f"{NORMAL}/{part}")
     labels = model_names(predictions, names)
     ids = [answered_ids(path) for path in predictions]
     wanted = {

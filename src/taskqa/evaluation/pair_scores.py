@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from taskqa.benchmark.folder import PAIR_FAMILY, Benchmark
+from taskqa.benchmark.folder import PAIR_FAMILY, Benchmark, pair_accuracy
 from taskqa.evaluation.predictions import CORRECT
 from taskqa.evaluation.table import QuestionTable
 from taskqa.questions.records import Question
@@ -29,26 +29,29 @@ def pair_scores(
     questions: Mapping[str, Question],
     scored: NDArray[np.bool_] | None = None,
 ) -> dict[str, Any]:
-    """Pairs of the split (both questions in ``table``), and the share with both right; with
-    ``scored`` (a file scored on the questions it answers), only the pairs both of whose
-    questions it answers."""
-    right = outcomes == CORRECT
-    groups: dict[str, list[bool]] = defaultdict(list)
+    """Pairs of the split (both questions in ``table``), and the share with both right
+    (``pair_accuracy``), overall and per group; with ``scored`` (a file scored on the questions
+    it answers), only the pairs both of whose questions it answers."""
+    correct = outcomes == CORRECT
+    right: dict[str, bool] = {}  # the pairs' questions the file is scored on: right or not
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for pair in pairs:
         a, b = table.index.get(str(pair["a"])), table.index.get(str(pair["b"]))
         if a is None or b is None:
             continue
         if scored is not None and not (scored[a] and scored[b]):
             continue
-        both = bool(right[a] and right[b])
-        groups["all"].append(both)
-        groups[f"intervention:{pair['intervention']['kind']}"].append(both)
+        right[str(pair["a"])], right[str(pair["b"])] = bool(correct[a]), bool(correct[b])
         question = questions[str(pair["a"])]
-        for kind in question.types:
-            groups[f"type:{kind}"].append(both)
-        groups[f"semantic:{question.semantic}"].append(both)
+        for key in (
+            "all",
+            f"intervention:{pair['intervention']['kind']}",
+            *(f"type:{kind}" for kind in question.types),
+            f"semantic:{question.semantic}",
+        ):
+            groups[key].append(pair)
     return {
-        key: {"pairs": len(found), "pair_accuracy": sum(found) / len(found)}
+        key: pair_accuracy(found, right)
         for key, found in sorted(groups.items(), key=lambda item: (item[0] != "all", item[0]))
     }
 
@@ -65,8 +68,10 @@ def pair_strip(bench: Benchmark, pair: Mapping[str, Any]) -> bytes | None:
     from PIL import Image, ImageDraw
 
     from taskqa.convert import read_recordings
-    from taskqa.render.models import load_look
-    from taskqa.render.recordings import RenderOptions, corpus_domain, render_frames
+    from taskqa.household.corpus_videos import domain_to_draw
+    from taskqa.household.frames import render_frames
+    from taskqa.household.look_spec import load_look
+    from taskqa.household.options import RenderOptions
 
     recordings = {r.id: r for r in read_recordings(bench.corpus_dir)[0]}
     clips = bench.clips()
@@ -75,7 +80,7 @@ def pair_strip(bench: Benchmark, pair: Mapping[str, Any]) -> bytes | None:
         for q in bench.questions(PAIR_FAMILY, family_split):
             questions[q.id] = q.question
     rows = []
-    domain = corpus_domain(bench.corpus_dir)
+    domain = domain_to_draw(bench.corpus_dir, list(recordings.values()))
     fps = 2.0
     options = RenderOptions(
         fps=fps, width=STRIP_SIZE, height=STRIP_SIZE, views=("first",), backend="tiny"

@@ -1,5 +1,8 @@
 """A split's questions as numpy columns, with every breakdown as (question, group) pairs.
 
+The breakdowns themselves (which groups a question belongs to) are the question record's tags,
+defined in ``taskqa.questions.tags.BREAKDOWNS``.
+
 Scoring a million predictions has to be vectorized, so each breakdown is stored once as two
 integer arrays: which question, which group. A multi-label breakdown (a question with two types
 counts in both) simply has more pairs than questions; EgoTaskQA's official per-tag metric counts
@@ -8,7 +11,7 @@ a question once per tag occurrence, and the pair form does exactly that.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,61 +20,9 @@ from numpy.typing import NDArray
 from taskqa.answers import Normalizer, normalize_answer
 from taskqa.benchmark.folder import SplitQuestion
 from taskqa.questions.records import Question
+from taskqa.questions.tags import BREAKDOWNS
 
 IntArray = NDArray[np.int64]
-BINARY_ANSWERS = frozenset({"yes", "no"})
-STRUCTURAL_KIND = {"query": ("open",), "verify": ("binary",)}
-
-# The breakdowns, in report order: name, caption, and the groups a question belongs to.
-Labeller = Callable[[Question], Iterable[str]]
-BREAKDOWNS: tuple[tuple[str, str, Labeller], ...] = (
-    ("overall", "All questions", lambda q: ["all"]),
-    (
-        "open_binary_structural",
-        "Open/Binary by structure (open = query, binary = verify)",
-        lambda q: ["all", *STRUCTURAL_KIND.get(q.structural, ())],
-    ),
-    (
-        "open_binary_answer",
-        "Open/Binary by answer (binary = the answer is yes or no)",
-        lambda q: ["all", "binary" if q.answer in BINARY_ANSWERS else "open"],
-    ),
-    ("official_tags", "Per tag, EgoTaskQA's official counting", lambda q: official_tags(q)),
-    ("type", "Reasoning type", lambda q: q.types),
-    ("scope", "Scope", lambda q: q.scopes),
-    ("semantic", "Semantic", lambda q: [q.semantic]),
-    ("structural", "Structural", lambda q: [q.structural]),
-    ("reference", "Reference", lambda q: [q.reference]),
-    ("obfuscation", "Objects hidden (obfuscation level)", lambda q: [str(q.obfuscation)]),
-    ("template", "Template", lambda q: [q.template]),
-    (
-        "evidence",
-        "What the answer needs of the clip (vision-ablation audit, docs/evidence.md)",
-        lambda q: evidence_groups(q),
-    ),
-)
-
-
-def evidence_groups(question: Question) -> list[str]:
-    """A question's frames need (no/one/several frames) and order need, as the audit tagged
-    them; ``not audited`` for a benchmark built before the audit."""
-    tags = set(question.evidence)
-    if not tags:
-        return ["not audited"]
-    frames = (
-        "no frame"
-        if "no-frame" in tags
-        else "one frame"
-        if "one-frame" in tags
-        else "several frames"
-    )
-    order = "order-dependent" if "order-dependent" in tags else "order-free"
-    return [frames, order]
-
-
-def official_tags(question: Question) -> list[str]:
-    """``reasoning_type.split("$")`` as EgoTaskQA's split files hold it, repeats kept."""
-    return question.reasoning_type.split("$")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@
 "query(change, obj$, only(filter(action@'Get [orange] from [fridge]', video)))"
 """
 
-from taskqa.programs.graph import FUNCTIONS, Argument, Node, Program
+from taskqa.programs.graph import Argument, Node, Program
+from taskqa.programs.operators import FUNCTIONS
 from taskqa.programs.syntax import (
     ProgramSyntaxError,
     format_program,

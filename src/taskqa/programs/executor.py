@@ -1,23 +1,22 @@
-"""Running a program on a clip: nodes in order, each through its operator's handler."""
+"""Running a program on a clip: its answer (``result``), every node's result (``run``, through
+the one interpreter loop, ``operators.run_nodes``), or one node's (``evaluate``, which
+generation's instantiation memoises node by node)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from taskqa.programs.graph import Argument, Node, Program
-from taskqa.programs.operators import HANDLERS, Unanswerable, Value
+from taskqa.programs.operators import HANDLERS, Unanswerable, Value, run_nodes
 from taskqa.programs.records import ClipView
 
 
 def run(program: Program, view: ClipView) -> list[Value] | None:
     """Every node's result, or None as soon as a step cannot be carried out."""
-    results: list[Value] = []
-    for node in program.nodes:
-        result = evaluate(node, node.arguments, [results[i] for i in node.inputs], view)
-        if result is None:
-            return None
-        results.append(result)
-    return results
+    try:
+        return run_nodes(program, view)
+    except Unanswerable:
+        return None
 
 
 def evaluate(

@@ -16,22 +16,14 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from taskqa.programs import syntax
 
-FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "filter",
-        "only",
-        "localize",
-        "iterate_until",
-        "query",
-        "verify",
-        "pred",
-        "counterfactual",
-        "depend",
-        "exist",
-    }
-)
-"""The nine EgoTaskQA operators and CLEVR's/AGQA's ``exist`` (a yes/no "did it happen", which
-``filter`` cannot answer "no" to); validation accepts others only when passed ``functions=``."""
+
+def known_functions() -> frozenset[str]:
+    """The registered operators' names (``operators.FUNCTIONS``; imported here when asked,
+    since the operators' module builds on this one)."""
+    from taskqa.programs.operators import FUNCTIONS
+
+    return FUNCTIONS
+
 
 Argument = str | tuple[str, ...]
 """A bare token (``video``, ``obj$``, ``action@{a}``) or a list of tokens (``[k1, k2]``)."""
@@ -89,7 +81,8 @@ class Program(BaseModel):
         if not nodes:
             raise ValueError("a program needs at least one node")
         context = info.context if isinstance(info.context, Mapping) else {}
-        _check_functions(nodes, frozenset(context.get("functions", FUNCTIONS)))
+        given = context.get("functions")
+        _check_functions(nodes, known_functions() if given is None else frozenset(given))
         _check_inputs(nodes)
         _check_post_order(nodes)
         return nodes
@@ -99,7 +92,7 @@ class Program(BaseModel):
         cls, nodes: Iterable[Mapping[str, Any]], *, functions: Iterable[str] | None = None
     ) -> Program:
         """Read ``to_json`` output (CLEVR-style node dicts; missing lists default to empty)."""
-        known = FUNCTIONS if functions is None else frozenset(functions)
+        known = known_functions() if functions is None else frozenset(functions)
         return cls.model_validate({"nodes": list(nodes)}, context={"functions": known})
 
     def to_json(self) -> list[dict[str, Any]]:

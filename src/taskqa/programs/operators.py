@@ -15,17 +15,45 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 
 from taskqa.causal import Link
 from taskqa.model import UNKNOWN
-from taskqa.programs.graph import Argument, Program
+from taskqa.programs.graph import Argument, Node, Program
 from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
 from taskqa.programs.syntax import parse_program, unquote
 
 Value = tuple[Interval, ...] | Interval | str
 Handler = Callable[[ClipView, Sequence[Argument], Sequence[Value]], Value]
+
+
+class Reads(Enum):
+    """What a node reads of the clip, declared beside its handler: what the grounding check
+    (``benchmark/grounding.py``) needs on screen for a question that runs it."""
+
+    SELECTS = "selects"  # its outputs are the intervals its conditions pick
+    PASSES = "passes"  # its outputs are some of its inputs, picked by count, order or time
+    ANCHOR = "anchor"  # reads its anchor (first input); its outputs come from the second
+    REMOVED = "removed"  # reads the action it takes away
+    FOUND = "found"  # reads the action it looks for, where that happens
+    SUBJECT = "subject"  # reads what its conditions ask of its subject (first input)
+    INPUTS = "inputs"  # reads every interval it is given
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One registered operator: its handler, what it reads, and what a program ending in it
+    answers (None: it gives no answer, so no program ends in it)."""
+
+    handler: Handler
+    reads: Reads
+    answers: str | None = None  # "value" (an open answer) or "yes/no"
+
+
+OPERATORS: dict[str, Operator] = {}
 HANDLERS: dict[str, Handler] = {}
+Observer = Callable[[int, Node, Sequence[Value], Value], None]
 # ``other_video``: every action of the other person in the clip (``others`` in a filter keeps
 # only those overlapping its input, which misses one done while the person stands idle)
 SCOPES = ("video", "all", "future", "other_video")
@@ -35,12 +63,30 @@ class Unanswerable(Exception):
     """This program has no answer on this clip; the candidate question is dropped."""
 
 
-def operator(name: str) -> Callable[[Handler], Handler]:
+def operator(name: str, reads: Reads, answers: str | None = None) -> Callable[[Handler], Handler]:
+    """Register ``name``'s handler with what it reads and what a program ending in it answers."""
+
     def register(handler: Handler) -> Handler:
+        OPERATORS[name] = Operator(handler, reads, answers)
         HANDLERS[name] = handler
         return handler
 
     return register
+
+
+def run_nodes(program: Program, view: ClipView, observer: Observer | None = None) -> list[Value]:
+    """Every node's result in order: the one interpreter loop (the executor, nested references
+    and the grounding check all run programs through it). ``observer`` sees each node's index,
+    node, inputs and result as it is made. Raises :class:`Unanswerable` where a step cannot be
+    carried out."""
+    results: list[Value] = []
+    for index, node in enumerate(program.nodes):
+        inputs = [results[i] for i in node.inputs]
+        value = HANDLERS[node.function](view, node.arguments, inputs)
+        if observer is not None:
+            observer(index, node, inputs, value)
+        results.append(value)
+    return results
 
 
 # --- conditions ------------------------------------------------------------------------------
@@ -140,14 +186,11 @@ def _nested_program(text: str) -> Program:
 
 
 def _run_nested(program: Program, view: ClipView) -> str | None:
-    results: list[Value] = []
     try:
-        for node in program.nodes:
-            inputs = [results[i] for i in node.inputs]
-            results.append(HANDLERS[node.function](view, node.arguments, inputs))
+        last = run_nodes(program, view)[-1]
     except Unanswerable:
         return None
-    return results[-1] if isinstance(results[-1], str) else None
+    return last if isinstance(last, str) else None
 
 
 def walk(interval: Interval, path: Path) -> list[str] | list[Fact] | list[Interval]:
@@ -258,7 +301,7 @@ def _names_others(arguments: tuple[Argument, ...]) -> bool:
 
 
 # --- the nine operators ----------------------------------------------------------------------
-@operator("filter")
+@operator("filter", Reads.SELECTS)
 def _filter(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     pool = candidates(view, arguments, inputs)
     if _names_others(tuple(arguments)):
@@ -276,7 +319,7 @@ def _filter(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Valu
     return kept
 
 
-@operator("only")
+@operator("only", Reads.PASSES)
 def _only(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     pool = _intervals(inputs[0]) if inputs else view.video
     if len(pool) != 1:
@@ -284,7 +327,7 @@ def _only(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
     return pool[0]
 
 
-@operator("localize")
+@operator("localize", Reads.ANCHOR)
 def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     relation = _literal(arguments, ("before", "after", "while", "is"))
     anchor = _single(inputs[0])
@@ -306,7 +349,7 @@ def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Va
     return found
 
 
-@operator("iterate_until")
+@operator("iterate_until", Reads.PASSES)
 def _iterate_until(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     direction = _literal(arguments, ("forward", "backward"))
     pool = sorted(candidates(view, arguments, inputs), key=lambda i: (i.start, i.end))
@@ -315,7 +358,7 @@ def _iterate_until(view: ClipView, arguments: Sequence[Argument], inputs: Sequen
     return pool[0] if direction == "forward" else pool[-1]
 
 
-@operator("query")
+@operator("query", Reads.SUBJECT, answers="value")
 def _query(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     found = walk(_single(inputs[0]), conditions(arguments, view))
     values = {v for v in found if isinstance(v, str)}
@@ -324,12 +367,12 @@ def _query(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     return values.pop()
 
 
-@operator("verify")
+@operator("verify", Reads.SUBJECT, answers="yes/no")
 def _verify(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     return "yes" if walk(_single(inputs[0]), conditions(arguments, view)) else "no"
 
 
-@operator("pred")
+@operator("pred", Reads.PASSES)
 def _pred(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     pool = _intervals(inputs[0]) if inputs else view.future
     found = tuple(i for i in pool if i.future) if inputs else pool
@@ -338,7 +381,7 @@ def _pred(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
     return found
 
 
-@operator("counterfactual")
+@operator("counterfactual", Reads.REMOVED)
 def _counterfactual(
     view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 ) -> Value:
@@ -385,8 +428,19 @@ def _added(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     )
 
 
+@operator("depend", Reads.INPUTS, answers="yes/no")
+def _depend(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    cause, effect = _single(inputs[0]), _single(inputs[1])
+    if cause.id == effect.id:
+        raise Unanswerable("an action against itself")
+    link = view.structure.link(cause.id, effect.id)
+    if link is Link.RELATED:
+        raise Unanswerable("related links cannot be told apart from causes")
+    return "yes" if link is Link.DEPENDENT else "no"
+
+
 # --- beyond EgoTaskQA's nine ------------------------------------------------------------------
-@operator("exist")
+@operator("exist", Reads.FOUND, answers="yes/no")
 def _exist(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     """Whether any interval of the input (else the scope, else the video) meets the conditions:
     CLEVR's and AGQA's ``exist``. ``filter`` cannot say "no" (it finds nothing and the question
@@ -400,12 +454,10 @@ def _exist(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     return "yes" if any(matches(i, path) for i in pool) else "no"
 
 
-@operator("depend")
-def _depend(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
-    cause, effect = _single(inputs[0]), _single(inputs[1])
-    if cause.id == effect.id:
-        raise Unanswerable("an action against itself")
-    link = view.structure.link(cause.id, effect.id)
-    if link is Link.RELATED:
-        raise Unanswerable("related links cannot be told apart from causes")
-    return "yes" if link is Link.DEPENDENT else "no"
+FUNCTIONS: frozenset[str] = frozenset(OPERATORS)
+"""Every operator's name, from the registry: EgoTaskQA's nine and CLEVR's/AGQA's ``exist`` (a
+yes/no "did it happen", which ``filter`` cannot answer "no" to). Validation accepts others
+only when passed ``functions=``."""
+ROOTS: tuple[str, ...] = tuple(name for name, op in OPERATORS.items() if op.answers)
+"""The operators a program may end in (those that give an answer), in registration order."""
+BINARY_ROOTS: tuple[str, ...] = tuple(n for n, op in OPERATORS.items() if op.answers == "yes/no")

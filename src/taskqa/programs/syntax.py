@@ -314,10 +314,10 @@ class _Parser:
 def parse_program(text: str, *, functions: Iterable[str] | None = None) -> Program:
     """Parse the one-line form into a ``Program``; raise ``ProgramSyntaxError`` on bad text.
 
-    ``functions`` replaces the known operator names (default ``graph.FUNCTIONS``).
+    ``functions`` replaces the known operator names (default: the registered operators).
     """
-    from taskqa.programs.graph import FUNCTIONS, Program  # graph imports this module
+    from taskqa.programs.graph import Program, known_functions  # graph imports this module
 
-    known = FUNCTIONS if functions is None else frozenset(functions)
+    known = known_functions() if functions is None else frozenset(functions)
     nodes = _Parser(text, known).program()
     return Program.model_validate({"nodes": nodes}, context={"functions": known})

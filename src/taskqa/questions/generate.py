@@ -12,20 +12,16 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from taskqa import __version__
-from taskqa.causal import DependencyRules, build_structure
-from taskqa.corpus import is_corpus
+from taskqa.causal import build_structure
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
 from taskqa.jsonio import record_line, write_json, write_jsonl
-from taskqa.model import Recording, Source
-from taskqa.programs.clips import Clip, ClipConfig, clip_record, cut_clips
+from taskqa.model import Recording
+from taskqa.programs.clips import Clip, clip_record, cut_clips
 from taskqa.programs.operators import nested_value
 from taskqa.programs.records import ClipView, build_view
 from taskqa.questions import visible
@@ -35,109 +31,27 @@ from taskqa.questions.answers import (
     in_form,
     spoken_answer,
 )
+from taskqa.questions.config import GenerationConfig
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text
 from taskqa.questions.records import Question
-from taskqa.questions.schemas import SchemaKnowledge
+from taskqa.questions.tags import BINARY_ANSWERS, answer_kind
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
-from taskqa.questions.wellposed import FIXED, Rules
+from taskqa.questions.wanted_texts import WantedTexts
+from taskqa.questions.wellposed import FIXED
 from taskqa.questions.words import Unsayable, words
+from taskqa.questions.world import World, corpus_world, wording
 from taskqa.simulation.config import derive_seed
-from taskqa.simulation.corpus import load_corpus_domain
-from taskqa.simulation.domain import Domain, load_domain, parse_domain
+from taskqa.simulation.domain import Domain
 
 # one recording's questions as JSONL text, their summary counts and the rejections by reason
 Shard = tuple[str, Counter[str], Counter[str]]
 
 
-class GenerationConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    seed: int = 0
-    clips: ClipConfig = Field(default_factory=ClipConfig)
-    indirect: bool = Field(
-        default=True,
-        description="Also make indirect-reference variants of direct templates: objects said "
-        "as 'the first / last / only thing they changed' (questions/indirect.py says why "
-        "actions are not).",
-    )
-    obfuscation: int = Field(
-        default=2,
-        ge=0,
-        le=2,
-        description="Most objects of an action reference said as 'something' (EgoTaskQA: 2).",
-    )
-    spatial: bool = True
-    include_visibility: bool = False
-
-    @property
-    def rules(self) -> DependencyRules:
-        return DependencyRules(spatial=self.spatial, include_visibility=self.include_visibility)
-
-
 def question_id(clip: str, template: str, values: dict[str, str]) -> str:
     key = json.dumps([clip, template, sorted(values.items())], ensure_ascii=False)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
-
-
-# What generation knows of the corpus's world: the domain file's text and name (None: the
-# corpus has no domain, so no schema rules and no "holds") and the verbs that failed somewhere
-# in the corpus. Plain strings, so that it travels to worker processes cheaply.
-World = tuple[str | None, str, tuple[str, ...]]
-NO_WORLD: World = (None, "", ())
-
-
-@dataclass(frozen=True)
-class Wording:
-    """The rules, the speaker and the domain of one world, built once per process."""
-
-    rules: Rules
-    speaker: Speaker
-    domain: Domain | None = None  # whose schemas decide dependencies in simulated recordings
-
-
-_WORDINGS: dict[World, Wording] = {}
-
-
-def wording(world: World) -> Wording:
-    if world not in _WORDINGS:
-        source, name, fallible = world
-        domain = parse_domain(source, name) if source is not None else None
-        knowledge = SchemaKnowledge.of(domain, fallible) if domain else None
-        holds = {o: s.holds or "other" for o, s in domain.spec.objects.items()} if domain else {}
-        said = {t: s.said for t, s in domain.spec.tasks.items() if s.said} if domain else {}
-        _WORDINGS[world] = Wording(Rules(knowledge), Speaker(holds, said), domain)
-    return _WORDINGS[world]
-
-
-def speaker_of(recordings: Sequence[Recording], domain: Domain | None = None) -> Speaker:
-    """How questions on ``recordings`` (of ``domain``'s world) say actions, objects and tasks:
-    what ``taskqa check`` and the oracle need to say answers as generation did."""
-    return wording(corpus_world(recordings, domain)).speaker
-
-
-def corpus_domain(corpus: Path) -> Domain | None:
-    """The domain a simulated corpus folder carries (``domain.yaml``), if any; refused when
-    its ``corpus.json`` names a domain file that is not there."""
-    return load_corpus_domain(corpus) if is_corpus(corpus) else None
-
-
-def corpus_world(recordings: Sequence[Recording], domain: Domain | None = None) -> World:
-    """The world of ``recordings``: ``domain``, else the built-in one for simulated corpora.
-
-    The built-in domain is assumed only where it has a schema for every verb of the corpus, so
-    a corpus simulated from another domain file, given without it, gets no schema rules rather
-    than wrong ones.
-    """
-    if domain is None and recordings and all(r.source is Source.SIMULATED for r in recordings):
-        builtin = load_domain()
-        verbs = {a.verb for r in recordings for a in r.actions}
-        domain = builtin if verbs <= set(builtin.schemas) else None
-    fallible = sorted({a.verb for r in recordings for a in r.actions if a.outcome != "done"})
-    if domain is None:
-        return (None, "", tuple(fallible))
-    return (domain.source_text, domain.file_name, tuple(fallible))
 
 
 def questions_for_recording(
@@ -147,13 +61,16 @@ def questions_for_recording(
     verb_templates: dict[str, str] | None = None,
     rejected: Counter[str] | None = None,
     world: World | None = None,
-    clips: Callable[[Clip], bool] | None = None,
+    texts: Callable[[Clip], Collection[str]] | None = None,
 ) -> list[Question]:
     """Every question of every template on every clip; ``rejected`` counts what was dropped.
 
     ``world`` (see ``corpus_world``) gives the well-posedness rules and the English their
-    domain; by default the recording's own world as ``corpus_world`` finds it. ``clips``, when
-    given, chooses the clips asked about (a minimal pair asks only where the two differ).
+    domain; by default the recording's own world as ``corpus_world`` finds it. ``texts``, when
+    given, are the question texts wanted on each clip (a minimal pair's second recording wants
+    those its first one asked there): only the questions with one of them are returned, the
+    very ones generation gives without it, and what cannot give one is not asked at all
+    (wanted_texts.py), so ``rejected`` then counts only what was asked.
     """
     said = wording(corpus_world([recording]) if world is None else world)
     structure = build_structure(recording, config.rules, said.domain)
@@ -164,7 +81,8 @@ def questions_for_recording(
     questions: list[Question] = []
     outcome_of = {action.id: action.outcome for action in recording.actions}
     for clip in cut_clips(recording, config.clips):
-        if clips is not None and not clips(clip):
+        wanted = None if texts is None else WantedTexts(texts(clip))
+        if wanted is not None and not wanted:
             continue
         first_of_clip = len(questions)
         view = build_view(recording, clip, structure, verb_templates)
@@ -174,7 +92,12 @@ def questions_for_recording(
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
-            for instance in engine.instances(view, space, memo, said.rules.fixed):
+            narrowing = None
+            if wanted is not None:
+                narrowing = wanted.narrowing(
+                    engine.template, variants.keys(), said.speaker, people, attempted, space.hidden
+                )
+            for instance in engine.instances(view, space, memo, said.rules.fixed, narrowing):
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
                     continue
@@ -226,7 +149,11 @@ def questions_for_recording(
                     rejected["answer in question"] += 1
                 else:
                     questions.append(question)
-        questions[first_of_clip:] = _one_per_text(questions[first_of_clip:], rejected)
+        questions[first_of_clip:] = [
+            question
+            for question in _one_per_text(questions[first_of_clip:], rejected)
+            if wanted is None or question.question in wanted.texts
+        ]
     after = _engine_counts(engines)
     for reason in after:
         rejected[reason] += after[reason] - before[reason]
@@ -444,9 +371,9 @@ def _question(
         program_graph=graph,
         answer=answer,
         answer_aliases=aliases,
-        answer_kind="binary" if answer in ("yes", "no") else "open",
+        answer_kind=answer_kind(answer),
         answer_form=template.answer_form,
-        answer_choices=answer_choices(graph[-1]["arguments"], answer in ("yes", "no")),
+        answer_choices=answer_choices(graph[-1]["arguments"], answer in BINARY_ANSWERS),
         types=list(template.types),
         scopes=list(template.scopes),
         semantic=template.semantic,

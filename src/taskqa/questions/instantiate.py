@@ -7,6 +7,8 @@ placeholders are only partly bound is tried early with the unbound conditions le
 conditions only narrow, so if the looser filter keeps nothing, no completion can keep anything
 ("the cup's state before opening the fridge" dies as soon as the cup is chosen, if opening the
 fridge says nothing about the cup). Two parameters of the same type never take the same value.
+A caller that wants only some outcomes (question texts: wanted_texts.py) may cut branches
+before any node runs as well (``Narrowing``).
 
 A complete binding is *degenerate* when one of its filters could be left out without changing
 the answer: "what did the person do to the cup after opening the fridge?" when the next action
@@ -22,7 +24,7 @@ fridge as it was.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -150,6 +152,21 @@ class Instance:
     answer: str
 
 
+@dataclass(frozen=True)
+class Narrowing:
+    """A search cut down to the bindings that may still give one of some wanted outcomes.
+
+    The outcomes are bits of a mask: ``possible`` are those the template may give at all, and
+    ``fits(parameter, value)`` those a parameter's value leaves possible (-1: all). A branch
+    whose values leave none is cut before any node runs. The caller (generate.py's question
+    texts) must only leave out what cannot give a wanted outcome, so the search yields every
+    instance it yields without narrowing that can, in the same order.
+    """
+
+    possible: int
+    fits: Callable[[str, str], int]
+
+
 class Instantiator:
     """Enumerates a template's complete, answerable parameter assignments on one clip."""
 
@@ -272,10 +289,12 @@ class Instantiator:
         space: SampleSpace,
         memo: Memo | None = None,
         fixed: frozenset[str] = frozenset(),
+        narrowing: Narrowing | None = None,
     ) -> Iterator[Instance]:
         """Every answerable binding; ``memo`` shares node results between templates of a clip.
 
         ``fixed`` are attributes the world never changes: they are never an attribute parameter.
+        ``narrowing`` leaves out the bindings it says cannot give a wanted outcome.
         """
         self.fixed = fixed
         results: list[Value | None] = [None] * len(self.program.nodes)
@@ -285,10 +304,13 @@ class Instantiator:
             owner = nested_value(view, self.object_reference)
             if owner is None:
                 return  # the reference points to nothing in this clip
+        possible = -1 if narrowing is None else narrowing.possible  # -1: every bit set
+        if not possible:
+            return
         if self._run(self.ready_at[0], view, {}, results, memo) and self._presupposed(
             0, view, {}, memo
         ):
-            yield from self._search(view, space, {}, results, 0, memo, owner)
+            yield from self._search(view, space, {}, results, 0, memo, owner, narrowing, possible)
 
     def _search(
         self,
@@ -299,6 +321,8 @@ class Instantiator:
         depth: int,
         memo: Memo,
         owner: str | None,
+        narrowing: Narrowing | None,
+        possible: int,
     ) -> Iterator[Instance]:
         if depth == len(self.order):
             final = results[-1]
@@ -320,6 +344,11 @@ class Instantiator:
             if kind is ParamType.ATTRIBUTE and value in self.fixed:
                 self.fixed_skipped += 1
                 continue
+            left = possible
+            if narrowing is not None:
+                left &= narrowing.fits(name, value)
+                if not left:
+                    continue
             bound[name] = value
             trial = list(results)
             if (
@@ -327,7 +356,9 @@ class Instantiator:
                 and self._hold(self.loose_at[depth + 1], view, bound, trial, memo)
                 and self._presupposed(depth + 1, view, bound, memo)
             ):
-                yield from self._search(view, space, bound, trial, depth + 1, memo, owner)
+                yield from self._search(
+                    view, space, bound, trial, depth + 1, memo, owner, narrowing, left
+                )
             del bound[name]
 
     def _presupposed(

@@ -16,14 +16,14 @@ from collections.abc import Iterator, Sequence
 
 from taskqa.problems import Location, Problem
 from taskqa.programs import FUNCTIONS, Program, ProgramSyntaxError, parse_program
+from taskqa.programs.operators import BINARY_ROOTS, ROOTS
 from taskqa.programs.syntax import PLACEHOLDER
 from taskqa.questions.realize import ATTRIBUTE_FORMS, FORMS, VALUE_FORMS
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
-ROOTS = ("query", "verify", "depend", "exist")
-"""Functions whose result is an answer; a program must end in one of them."""
-VERIFY_ROOTS = ("verify", "depend", "exist")
-"""Roots whose answer is yes or no: the template's ``structural`` is ``verify`` exactly here."""
+# The roots a program may end in, and those (a yes/no answer) whose template is ``verify``:
+# declared with each operator (``programs.operators``)
+VERIFY_ROOTS = BINARY_ROOTS
 
 
 KEYS: dict[ParamType, tuple[str, ...]] = {

@@ -295,3 +295,8 @@ _PARTICLE_AFTER_IT = re.compile(r"\b(turn(?:s|ed|ing)?) (on|off) it\b")
 def text_params(text: str) -> list[tuple[str, str | None]]:
     """The ``(name, form)`` slots a text uses, in order."""
     return [(m.group(1), m.group(2)) for m in _SLOT.finditer(text)]
+
+
+def text_literals(text: str) -> list[str]:
+    """The text between its slots, in order: one more piece than ``text_params`` has slots."""
+    return _SLOT.split(text)[::3]  # split gives each literal, then the slot's name and form

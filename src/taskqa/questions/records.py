@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from taskqa.jsonio import jsonl_lines, parse_json
 from taskqa.problems import InvalidInputError, problems_from_validation_error
+from taskqa.questions.tags import reasoning_type
 
 
 class Question(BaseModel):
@@ -53,8 +54,9 @@ class Question(BaseModel):
 
     @property
     def reasoning_type(self) -> str:
-        """EgoTaskQA's ``$``-joined tag string (type, scope, semantic, structural, reference)."""
-        return "$".join([*self.types, *self.scopes, self.semantic, self.structural, self.reference])
+        """EgoTaskQA's ``$``-joined tag string (type, scope, semantic, structural, reference;
+        ``tags.reasoning_type``)."""
+        return reasoning_type(vars(self))
 
 
 def read_questions(path: Path, name: str | None = None) -> Iterator[tuple[int, Question]]:

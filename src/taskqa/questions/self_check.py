@@ -23,8 +23,7 @@ from taskqa.programs.clips import ClipRecord
 from taskqa.programs.executor import result
 from taskqa.programs.syntax import parse_program
 from taskqa.questions.realize import Speaker, parse_action_text
-from taskqa.questions.views import views_by_recording
-from taskqa.simulation.domain import Domain
+from taskqa.questions.world import CorpusWorld
 
 # the thing the first/last doing of a verb shown was done to: a root query or a nested reference
 # (``only``: the one doing of the verb the clip shows, "the thing they opened")
@@ -81,18 +80,15 @@ def referent_by_verb(actions: Sequence[ActionSegment], verb: str, direction: str
 
 def check_records(
     records: Iterable[Mapping[str, Any]],
-    recordings: Sequence[Recording],
+    world: CorpusWorld,
     clips: Mapping[str, ClipRecord],
-    verb_templates: Mapping[str, str] | None,
     clips_file: str,
-    domain: Domain | None,
-    speaker: Speaker,
 ) -> SelfCheck:
     """Recompute every kept question's references from its clip's shown actions."""
     found = SelfCheck()
-    grouped = views_by_recording(records, recordings, clips, verb_templates, clips_file, domain)
-    for recording, wanted, views in grouped:
-        for record in wanted:
+    speaker = world.speaker
+    for recording, wanted, views in world.grouped(records, clips, clips_file):
+        for _, record in wanted:
             chosen = clips.get(str(record["clip"]))
             view = views.get(str(record["clip"]))
             if chosen is None or view is None:

@@ -1,2 +1,8 @@
-"""Pixels for every simulated world: one render layer shared by the household world, the EgoTV
-kitchen and the physics scenes (pybullet's CPU renderer for frames, PyAV for H.264 files)."""
+"""Pixels for every simulated world: the shared render core.
+
+The back-ends (``engine``: pybullet's TinyRenderer, and the scene protocol every back-end
+draws; ``gl``: moderngl on EGL), H.264 files (``video``, PyAV), the ``--backend`` option
+(``options``) and easing (``easing``). Each world keeps its own scene, look and frame loop
+beside its simulation and draws through this package: the household in ``taskqa.household``,
+the EgoTV kitchen in ``taskqa.verify``, the CLEVRER-style scenes in ``taskqa.physics``.
+"""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from taskqa.corpus import (
     write_corpus_lines,
 )
 from taskqa.execution import Execution, ShardJournal, fingerprint, run_shards
-from taskqa.model import Recording
+from taskqa.model import Recording, Source
 from taskqa.problems import InvalidInputError, Problem
 from taskqa.simulation.annotate import Annotator
 from taskqa.simulation.config import SimulationConfig, derive_seed
@@ -41,10 +41,33 @@ def corpus_domain_file(corpus: Path) -> Path | None:
     return None
 
 
-def load_corpus_domain(corpus: Path) -> Domain | None:
-    """The domain a corpus folder was simulated from; None for a corpus that names none."""
+def corpus_domain(corpus: Path, recordings: Sequence[Recording]) -> Domain | None:
+    """The world a corpus folder's ``recordings`` come from: the one rule every stage uses.
+
+    The folder's own ``domain.yaml`` where it has one (a corpus whose ``corpus.json`` names the
+    file but lacks it is refused); else the built-in world where the recordings are its own
+    (``builtin_domain_for``); else None: annotations with no world, so no schema rules.
+    """
     path = corpus_domain_file(corpus)
-    return None if path is None else load_domain(path)
+    if path is not None:
+        return load_domain(path)
+    return builtin_domain_for(recordings)
+
+
+def builtin_domain_for(recordings: Sequence[Recording]) -> Domain | None:
+    """The built-in world, for recordings that can only be its own: every one simulated, naming
+    the built-in domain (or none) and using only verbs it has; None otherwise.
+
+    A corpus simulated from another domain file carries that file (``taskqa simulate`` writes
+    it), so this fallback is for in-memory recordings and corpora made before it did.
+    """
+    if not recordings or any(r.source is not Source.SIMULATED for r in recordings):
+        return None
+    builtin = load_domain()
+    if any(r.metadata.get("domain", builtin.name) != builtin.name for r in recordings):
+        return None
+    verbs = {a.verb for r in recordings for a in r.actions}
+    return builtin if verbs <= set(builtin.schemas) else None
 
 
 def recording_id(index: int, room: str, agents: int, tasks: int) -> str:

@@ -45,7 +45,7 @@ from taskqa.verify.kitchen import (
     Scene,
     act_out,
 )
-from taskqa.verify.render import RenderOptions, render_episode
+from taskqa.verify.render import KitchenRenderOptions, render_episode
 from taskqa.verify.tasks import NOVEL_TASKS, TASKS, TRAIN_TASKS, Task
 
 SPLITS = ("train", "novel_tasks", "novel_steps", "novel_scenes", "abstraction")
@@ -202,7 +202,7 @@ def episode_record(episode: Episode) -> dict[str, Any]:
     }
 
 
-def _record(episode: Episode, folder: Path, render: RenderOptions | None) -> dict[str, Any]:
+def _record(episode: Episode, folder: Path, render: KitchenRenderOptions | None) -> dict[str, Any]:
     record = episode_record(episode)
     if render is None:
         return record
@@ -229,7 +229,7 @@ def build_benchmark(
     trials_per_split: int,
     seed: int,
     tick: Callable[[], None] = lambda: None,
-    render: RenderOptions | None = None,
+    render: KitchenRenderOptions | None = None,
     rendered: Callable[[], None] = lambda: None,
     execution: Execution | None = None,
 ) -> dict[str, Any]:
@@ -292,7 +292,7 @@ def build_benchmark(
 
 
 # What every trial shard shares: the seed, the render options and the media folder.
-TrialContext = tuple[int, RenderOptions | None, str]
+TrialContext = tuple[int, KitchenRenderOptions | None, str]
 
 
 def build_trial_shard(

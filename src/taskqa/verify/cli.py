@@ -114,13 +114,15 @@ def build(
 ) -> None:
     """Build the benchmark: episodes in the simulated kitchen and labelled pairs, all splits."""
     from taskqa.verify.benchmark import SPLITS, build_benchmark
-    from taskqa.verify.render import RenderOptions
+    from taskqa.verify.render import KitchenRenderOptions
 
     if size % 2:
         message = f"expected an even number of pixels, got {size}"
         raise InvalidInputError([Problem("--size", "", message)])
     options = (
-        RenderOptions(fps=fps, size=size, backend=announce_backend(backend)) if render else None
+        KitchenRenderOptions(fps=fps, size=size, backend=announce_backend(backend))
+        if render
+        else None
     )
     run = execution(executor, workers, ray_address, resume)
     replaced = claim_output(out, VERIFY_BENCHMARK, overwrite)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from taskqa.render.easing import lerp, smoothstep
 from taskqa.render.engine import RGBA, Camera, Picture, Vec3, open_scene
 from taskqa.render.engine import Scene as DrawnScene
 from taskqa.render.video import write_mp4
@@ -43,7 +44,9 @@ PIECES = 3
 
 
 @dataclass(frozen=True)
-class RenderOptions:
+class KitchenRenderOptions:
+    """How an EgoTV kitchen episode is drawn: frame rate, square frame side, back-end."""
+
     fps: float = 6.0
     size: int = 224  # square frames; even, as H.264 in yuv420p needs
     backend: str = "tiny"  # gl or tiny, as engine.resolve_backend chose it
@@ -79,18 +82,9 @@ def _add(a: Vec3, b: Vec3, scale: float = 1.0) -> Vec3:
     return (a[0] + scale * b[0], a[1] + scale * b[1], a[2] + scale * b[2])
 
 
-def _lerp(a: Vec3, b: Vec3, t: float) -> Vec3:
-    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
-
-
 def _unit(v: Vec3) -> Vec3:
     length = math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2) or 1.0
     return (v[0] / length, v[1] / length, v[2] / length)
-
-
-def _smooth(t: float) -> float:
-    t = min(1.0, max(0.0, t))
-    return t * t * (3 - 2 * t)
 
 
 @dataclass(frozen=True)
@@ -151,7 +145,7 @@ def layout(scene: Scene) -> dict[str, Place]:
 class KitchenVideo:
     """The bodies of one episode's kitchen; ``frames`` draws the episode moment by moment."""
 
-    def __init__(self, episode: Episode, options: RenderOptions) -> None:
+    def __init__(self, episode: Episode, options: KitchenRenderOptions) -> None:
         self.episode = episode
         self.options = options
         self.look = load_look()
@@ -342,17 +336,17 @@ class KitchenVideo:
         if verb == "GotoLocation":
             start_eye, start_target = view(step.before.agent_at)
             end_eye, end_target = view(step.after.agent_at)
-            t = _smooth(progress)
-            return _lerp(start_eye, end_eye, t), _lerp(start_target, end_target, t)
+            t = smoothstep(progress)
+            return lerp(start_eye, end_eye, t), lerp(start_target, end_target, t)
         return view(step.after.agent_at)
 
     def _openness(
         self, name: str, step: Step, verb: str, args: list[str], progress: float
     ) -> float:
         if verb == "OpenObject" and args[0] == name:
-            return _smooth(progress)
+            return smoothstep(progress)
         if verb == "CloseObject" and args[0] == name:
-            return 1.0 - _smooth(progress)
+            return 1.0 - smoothstep(progress)
         return 1.0 if name in step.before.opened else 0.0
 
     def _place_doors(self, step: Step, verb: str, args: list[str], progress: float) -> None:
@@ -510,7 +504,7 @@ class _ObjectBodies:
             self.scene.move(body, where if "cold" in states else HIDDEN)
 
 
-def render_episode(episode: Episode, path: Path, options: RenderOptions) -> EpisodeVideo:
+def render_episode(episode: Episode, path: Path, options: KitchenRenderOptions) -> EpisodeVideo:
     """Write the episode's egocentric MP4; return its frame count and segment frame spans."""
     with KitchenVideo(episode, options) as video:
         # All frames are drawn before encoding starts: libx264 fed between pybullet draws gave

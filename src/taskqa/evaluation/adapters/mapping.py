@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 
 from taskqa.answers import normalize_answer
+from taskqa.questions.tags import BINARY_ANSWERS
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9])[.!?](?:\s|$)", re.IGNORECASE)
@@ -42,7 +43,7 @@ class AnswerMapper:
         if first is not None:
             return first, "first-line"
         words = normalize_answer(line).split(" ")
-        if words and words[0] in ("yes", "no") and words[0] in self.by_form:
+        if words and words[0] in BINARY_ANSWERS and words[0] in self.by_form:
             return self.by_form[words[0]], "yes-no"
         return None, None
 

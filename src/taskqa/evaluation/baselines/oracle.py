@@ -13,15 +13,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from taskqa.benchmark.folder import CLIPS, Benchmark, SplitQuestion
-from taskqa.convert import read_recordings
-from taskqa.programs import parse_program
-from taskqa.programs.clips import ClipRecord
 from taskqa.programs.records import ClipView, Fact, Interval
-from taskqa.questions.answers import answer, attempted_actions
-from taskqa.questions.generate import corpus_domain, speaker_of
-from taskqa.questions.views import clip_views
+from taskqa.questions.world import Asked, CorpusWorld
 from taskqa.simulation.config import derive_seed
 
 # Which field of a fact a misreading replaces.
@@ -35,45 +31,20 @@ def oracle_predictions(
     seed: int = 0,
     on_progress: Callable[[int], None] | None = None,
 ) -> list[str | None]:
-    recordings, verb_templates = read_recordings(benchmark.corpus_dir)
-    by_id = {r.id: r for r in recordings}
-    clips: dict[str, list[ClipRecord]] = {}
-    for record in benchmark.clips().values():
-        clips.setdefault(record.recording, []).append(record)
-    clips_file = str(benchmark.root / CLIPS)
-    domain = corpus_domain(benchmark.corpus_dir)
-    speaker = speaker_of(recordings, domain)
+    world = CorpusWorld.open(benchmark.corpus_dir)
+    changed = None
+    if flip > 0.0:
+        changed = partial(_corrupted, flip=flip, seed=seed)
     predictions: list[str | None] = [None] * len(questions)
-    for recording_id, positions in _by_recording(questions).items():
-        recording = by_id.get(recording_id)
-        if recording is not None:
-            views = clip_views(
-                recording, clips.get(recording_id, []), verb_templates, clips_file, domain
-            )
-            outcome_of = {action.id: action.outcome for action in recording.actions}
-            if flip > 0.0:
-                views = _corrupted(views, recording_id, flip, seed)
-            for i in positions:
-                view = views.get(questions[i].question.clip)
-                if view is not None:
-                    program = parse_program(questions[i].question.program)
-                    attempted = attempted_actions(view, outcome_of)
-                    form = questions[i].question.answer_form
-                    predictions[i] = answer(program, view, speaker, attempted, form)
-        if on_progress:
-            on_progress(len(positions))
+    clips_file = str(benchmark.root / CLIPS)
+    for asked in world.ask(questions, benchmark.clips(), clips_file, changed, on_progress):
+        if isinstance(asked, Asked):
+            predictions[asked.position] = asked.answer()
     return predictions
 
 
-def _by_recording(questions: Sequence[SplitQuestion]) -> dict[str, list[int]]:
-    groups: dict[str, list[int]] = {}
-    for i, item in enumerate(questions):
-        groups.setdefault(item.question.recording, []).append(i)
-    return groups
-
-
 def _corrupted(
-    views: Mapping[str, ClipView], recording: str, flip: float, seed: int
+    recording: str, views: Mapping[str, ClipView], flip: float, seed: int
 ) -> dict[str, ClipView]:
     return {
         clip: corrupt_view(view, flip, random.Random(derive_seed(seed, recording, clip)))

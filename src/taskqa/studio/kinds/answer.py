@@ -19,8 +19,9 @@ from typing import Any
 
 from taskqa.answers import normalize_answer
 from taskqa.benchmark.clip_videos import clip_filename, cut_clip, videos_by_clip
-from taskqa.benchmark.folder import Benchmark, SplitQuestion, parse_split_name
+from taskqa.benchmark.folder import NORMAL, Benchmark, SplitQuestion, parse_split_name
 from taskqa.jsonio import dumps, jsonl_text
+from taskqa.questions.tags import BINARY_ANSWERS
 from taskqa.studio.db import Item, items, responses
 from taskqa.studio.kinds.base import CreateOptions, ItemSpec, Level, Plan
 from taskqa.studio.security import FormError, text_field
@@ -102,7 +103,7 @@ class AnswerKind:
         normalized = normalize_answer(answer)
         if not normalized:
             raise FormError("the answer is empty once punctuation and articles are removed")
-        if item.payload["answer_kind"] == "binary" and normalized not in ("yes", "no"):
+        if item.payload["answer_kind"] == "binary" and normalized not in BINARY_ANSWERS:
             raise FormError("this question is answered yes or no")
         return {"answer": answer, "normalized": normalized}
 
@@ -200,7 +201,7 @@ def _sample(
 def _answers_by_template(bench: Benchmark) -> dict[str, list[str]]:
     """Answers seen per template across the benchmark: the completions an open question offers."""
     found: dict[str, set[str]] = {}
-    for family in ("normal",):
+    for family in (NORMAL,):
         for split in ("train", "val", "test"):
             if bench.split_path(family, split).is_file():
                 for q in bench.questions(family, split):

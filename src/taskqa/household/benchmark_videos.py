@@ -6,8 +6,8 @@ have no video, and the exports refuse it. Given the benchmark folder (or its ``c
 no video, into ``BENCH/corpus/videos`` and with the options its other videos were rendered with,
 then writes ``videos.csv`` again, so that every clip, both of every minimal pair, has its video.
 
-The benchmark package owns the benchmark folder (benchmark/folder.py) and imports render, so
-render cannot import it: the top-level command line hands in what is needed
+The benchmark package owns the benchmark folder (benchmark/folder.py) and imports this one, so
+this one cannot import it: the top-level command line hands in what is needed
 (``benchmark_videos``).
 """
 
@@ -33,6 +33,8 @@ class BenchmarkVideos:
     recordings_without_video: Callable[[Path], list[str]]
     # videos.csv written again from BENCH/corpus, the manifest's digests updated; a line to print
     rewrite_video_list: Callable[[Path], str]
+    # the benchmark's corpus copy (BENCH/corpus)
+    corpus_of: Callable[[Path], Path]
 
 
 # set by taskqa.cli: a loader, so that the benchmark package is imported only when rendering
@@ -71,8 +73,8 @@ def render_benchmark(
     into ``bench/corpus/videos``, as the corpus's other videos were rendered where it has any,
     then write ``videos.csv`` again (and the manifest's digests). ``given`` holds the command's
     options by parameter name, ``typed`` the names of those given on the command line."""
-    from taskqa.render.cli import render_into_corpus
-    from taskqa.render.recordings import rendered_options
+    from taskqa.household.cli import render_into_corpus
+    from taskqa.household.manifest import rendered_options
 
     refused = [option for name, option in SELECTING_OPTIONS if given[name]]
     if refused:
@@ -82,7 +84,7 @@ def render_benchmark(
             f"{'them' if len(refused) > 1 else 'it'} out"
         )
         raise InvalidInputError([Problem(str(bench), "", message)])
-    corpus = bench / "corpus"
+    corpus = folders.corpus_of(bench)
     chosen = dict(given)
     recorded = rendered_options(corpus)
     if recorded is not None:
@@ -143,7 +145,7 @@ def render_benchmark(
 
 
 def _same_option(name: str, typed: Any, recorded: Any) -> bool:
-    from taskqa.render.cli import check_size, parse_views
+    from taskqa.household.cli import check_size, parse_views
 
     if name == "size":
         return check_size(str(typed)) == check_size(str(recorded))

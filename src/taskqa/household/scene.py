@@ -2,7 +2,7 @@
 
 The scene is built once per recording (every primitive any thing may need) and then, for each
 frame, things are moved, hidden and recoloured to match the recording's state at that moment
-(:mod:`taskqa.render.timeline`). What a view shows differs only for carried things: in a
+(:mod:`taskqa.household.timeline`). What a view shows differs only for carried things: in a
 person's own first-person view they sit on the hand at the bottom right; in every other view
 they are in the figure's hand.
 """
@@ -17,12 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from taskqa.household.look_spec import LookSpec, RoomLayout
+from taskqa.household.motion import SWINGS, hand_motion, opening_share
+from taskqa.household.thing_look import ThingLook, generic_model, unit_hash
+from taskqa.household.timeline import HELD_BY, Placement, Timeline
 from taskqa.model import ActionSegment, Attribute
+from taskqa.render.easing import ease, lerp
 from taskqa.render.engine import RGBA, Camera, Vec3, open_scene
-from taskqa.render.looks import ThingLook, generic_model, unit_hash
-from taskqa.render.models import LookSpec, RoomLayout
-from taskqa.render.motion import SWINGS, hand_motion, opening_share
-from taskqa.render.timeline import HELD_BY, Placement, Timeline
 from taskqa.simulation.domain import Domain
 
 FAR: Vec3 = (0.0, 0.0, -60.0)  # a hidden primitive's nominal place (it is also transparent)
@@ -331,7 +332,7 @@ class HouseholdScene:
         start = self.rest_pose(name, move.source, view, depth)
         end = self.rest_pose(name, move.target, view, depth)
         hand = self.hand_pose(move.agent, view)
-        u = _ease(move.progress(t))
+        u = ease(move.progress(t))
         if move.source.held:
             a, b, v = hand, end, u
         elif move.target.held:
@@ -341,7 +342,7 @@ class HouseholdScene:
         else:
             a, b, v = hand, end, u * 2 - 1
         lift = 0.12 * math.sin(math.pi * v)
-        position = _lerp(a.position, b.position, v)
+        position = lerp(a.position, b.position, v)
         return Pose((position[0], position[1], position[2] + lift), a.yaw + (b.yaw - a.yaw) * v)
 
     def hand_pose(self, agent: str, view: View | None, working: bool = True) -> Pose:
@@ -542,14 +543,6 @@ def _under_way(actions: Sequence[ActionSegment], t: float) -> ActionSegment | No
         if index >= 0 and actions[index].end < t - MAX_ACTION_SECONDS:
             break
     return None
-
-
-def _ease(u: float) -> float:
-    return 0.5 - 0.5 * math.cos(math.pi * min(1.0, max(0.0, u)))
-
-
-def _lerp(a: Vec3, b: Vec3, u: float) -> Vec3:
-    return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u)
 
 
 def camera_basis(eye: Vec3, target: Vec3) -> tuple[Vec3, Vec3, Vec3]:

@@ -20,13 +20,15 @@ from PIL import Image, ImageDraw, ImageFont
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa.atomic import write_bytes
+from taskqa.household.frames import draw_moment
+from taskqa.household.gaze import eye_point
+from taskqa.household.look_spec import LookSpec, load_look
+from taskqa.household.options import RenderOptions
+from taskqa.household.scene import Frame, HouseholdScene
+from taskqa.household.timeline import Timeline
 from taskqa.model import Agent, Attribute, Recording, Relation, Snapshot, Source, allowed_values
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
-from taskqa.render.engine import Camera
-from taskqa.render.gaze import eye_point
-from taskqa.render.household import FIRST_PERSON_FOV, Frame, HouseholdScene, View
-from taskqa.render.models import LookSpec, load_look
-from taskqa.render.timeline import Timeline
+from taskqa.render.engine import Vec3
 from taskqa.simulation.domain import Domain, load_domain
 from taskqa.simulation.rules import attribute_named
 
@@ -53,7 +55,7 @@ class SheetSpec(BaseModel):
 
 def load_sheet(path: Path | None = None) -> SheetSpec:
     if path is None:
-        text = resources.files("taskqa.render").joinpath(SHEET_FILE).read_text(encoding="utf-8")
+        text = resources.files("taskqa.household").joinpath(SHEET_FILE).read_text(encoding="utf-8")
         name = SHEET_FILE
     else:
         text, name = path.read_text(encoding="utf-8"), path.name
@@ -171,25 +173,24 @@ def row_frames(
     timeline.expect(name, attribute, row.values)
     frames = []
     room = recording.environment or ""
+    options = RenderOptions(width=size, height=size, backend=backend)
+    # the scene is built from this timeline, which knows every value the row shows
     with HouseholdScene(timeline, domain, look, room, size, size, backend) as scene:
         for value in row.values:
             timeline.set_initial(name, {**extra, attribute: value})
-            camera = still_camera(scene, name, size)
-            gaze = {VIEWER: (camera.eye, camera.target)}
-            stand = {VIEWER: ((0.0, 0.0, -60.0), 0.0)}
-            scene.set_time(0.0, gaze, stand)
-            frame = scene.capture(View(camera, VIEWER), masks=masks)
+            gaze = {VIEWER: still_gaze(scene, name)}
+            stand = {VIEWER: ((0.0, 0.0, -60.0), 0.0)}  # the viewer's own figure: out of sight
+            (frame,) = draw_moment(scene, options, 0.0, gaze, stand, [VIEWER], masks)
             frames.append((f"{name}, {attribute.value}: {value}", frame, scene.label(name)))
     return frames
 
 
-def still_camera(scene: HouseholdScene, name: str, size: int) -> Camera:
-    """A first-person-like camera on ``name``, from the zone a person would stand in."""
+def still_gaze(scene: HouseholdScene, name: str) -> tuple[Vec3, Vec3]:
+    """Eye and target of a person looking at ``name`` from the zone they would stand in."""
     focus = scene.locate(name, 0.0)
     zone = scene.timeline.zone_of(name, 0.0)
     spot = scene.layout.zones[zone].stand if zone in scene.layout.zones else (0.0, 0.0)
-    eye = eye_point(focus, spot, scene.viewing_distance(name))
-    return Camera(eye=eye, target=focus, fov=FIRST_PERSON_FOV, width=size, height=size)
+    return eye_point(focus, spot, scene.viewing_distance(name)), focus
 
 
 def compose_sheet(rows: list[list[tuple[str, npt.NDArray[np.uint8]]]], size: int) -> Image.Image:

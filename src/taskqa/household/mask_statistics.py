@@ -23,30 +23,28 @@ from pathlib import Path
 import numpy as np
 
 from taskqa.atomic import write_text
+from taskqa.household.frames import household_scene, moment_frames, views_drawn
+from taskqa.household.look_spec import LookSpec
+from taskqa.household.options import VIEWS, RenderOptions
 from taskqa.model import Recording
-from taskqa.render.gaze import Director
-from taskqa.render.household import HouseholdScene
-from taskqa.render.household import View as SceneView
-from taskqa.render.models import LookSpec
-from taskqa.render.recordings import (
-    FIRST,
-    THIRD,
-    VIEWS,
-    RenderOptions,
-    view_camera,
-    view_name,
-)
-from taskqa.render.timeline import Timeline
 from taskqa.simulation.domain import Domain
 
 SIZE = 64  # pixels a side: enough to tell a held cup from an empty hand (docs/grounding.md)
 DIGITS = 4  # moments are rounded to 0.1 ms, so the same moment of two clips is drawn once
 # Bump when what the statistics mean changes; with the render code's digest it keys the cache.
 VERSION = 1
+# The code that decides what a frame shows, as (package, module file).
 _RENDER_CODE = (
-    *("engine.py", "gaze.py", "household.py", "looks.py", "models.py", "motion.py"),
-    *("recordings.py",),
-    *("timeline.py", "grounding.py"),
+    ("taskqa.render", "engine.py"),
+    ("taskqa.render", "easing.py"),
+    *(
+        ("taskqa.household", name)
+        for name in ("look_spec.py", "thing_look.py", "timeline.py", "motion.py", "gaze.py")
+    ),
+    *(
+        ("taskqa.household", name)
+        for name in ("scene.py", "options.py", "frames.py", "mask_statistics.py")
+    ),
 )
 
 
@@ -124,26 +122,17 @@ def mask_statistics(
     """Draw ``recording`` at every moment of ``times`` in ``views`` (``first``: every person's
     own view; ``third``: the room camera) at ``size`` x ``size`` and count each label's pixels.
     """
-    options = RenderOptions(width=size, height=size)
-    room = recording.environment or next(iter(domain.spec.rooms))
-    timeline = Timeline(recording, domain)
+    options = RenderOptions(width=size, height=size, views=tuple(views))
     moments = sorted({moment(t) for t in times})
-    cameras: list[str | None] = []
-    if FIRST in views:
-        cameras += list(timeline.agents)
-    if THIRD in views:
-        cameras.append(None)
     pixels: list[tuple[dict[str, int], ...]] = []
-    with HouseholdScene(timeline, domain, look, room, size, size) as scene:
-        director = Director(scene)
+    with household_scene(recording, domain, look, options) as scene:
+        cameras = views_drawn(scene.timeline, options)
+        agents = [agent for agent, _ in cameras]
         names = np.asarray(scene.labels)
-        for t in moments:
-            gaze, stand = director.at(t)
-            scene.set_time(t, gaze, stand)
+        shots = ((t, agents) for t in moments)
+        for frames in moment_frames(scene, options, shots, masks=True):
             row = []
-            for agent in cameras:
-                camera = view_camera(scene, options, agent, gaze, stand)
-                frame = scene.capture(SceneView(camera=camera, agent=agent), masks=True)
+            for frame in frames:
                 counts = np.bincount(frame.labels.ravel(), minlength=len(names))
                 shown = np.flatnonzero(counts)
                 row.append({str(names[k]): int(counts[k]) for k in shown if k != 0})
@@ -152,7 +141,7 @@ def mask_statistics(
     return MaskStatistics(
         recording=recording.id,
         size=size,
-        views=tuple(view_name(agent) for agent in cameras),
+        views=tuple(name for _, name in cameras),
         times=tuple(moments),
         pixels=tuple(pixels),
         drawn=drawn,
@@ -164,9 +153,8 @@ def render_code_digest() -> str:
     """A digest of the code that decides what a frame shows: a cache entry made by other code
     is never read back."""
     digest = hashlib.sha256(f"grounding-{VERSION}".encode())
-    folder = resources.files("taskqa.render")
-    for name in _RENDER_CODE:
-        digest.update(folder.joinpath(name).read_bytes())
+    for package, name in _RENDER_CODE:
+        digest.update(resources.files(package).joinpath(name).read_bytes())
     return digest.hexdigest()
 
 

@@ -19,8 +19,8 @@ import hashlib
 import math
 from dataclasses import dataclass
 
+from taskqa.household.look_spec import RGBA, LookSpec, ModelSpec, PartSpec, Vec3, color_word
 from taskqa.model import Attribute
-from taskqa.render.models import RGBA, LookSpec, ModelSpec, PartSpec, Vec3, color_word
 
 HIDDEN: tuple[bool, Vec3, Vec3, RGBA] = (False, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0, 0, 0, 1))
 NO_TURN: Vec3 = (0.0, 0.0, 0.0)
@@ -424,7 +424,7 @@ def _attribute(key: str) -> Attribute:
 
 def _opened(centre: Vec3, motion: object, share: float = 1.0) -> tuple[Vec3, Vec3]:
     """A part moved ``share`` of the way from shut to open (hinge, lift or slide)."""
-    from taskqa.render.models import PartMotion
+    from taskqa.household.look_spec import PartMotion
 
     assert isinstance(motion, PartMotion)
     x, y, z = centre

@@ -70,7 +70,7 @@ def _typed(ctx: typer.Context, name: str) -> bool:
 
 
 def parse_views(text: str) -> tuple[str, ...]:
-    from taskqa.render.recordings import VIEWS
+    from taskqa.household.options import VIEWS
 
     views = tuple(v.strip() for v in text.split(",") if v.strip())
     unknown = [v for v in views if v not in VIEWS]
@@ -142,8 +142,8 @@ def render_into_corpus(
     appearance_set: str = "seen",
 ) -> None:
     """Shared by ``taskqa render`` and ``taskqa simulate --render``."""
+    from taskqa.household.look_spec import APPEARANCE_SETS
     from taskqa.render.gl import LOOKS
-    from taskqa.render.models import APPEARANCE_SETS
 
     if look not in LOOKS:
         message = f"unknown look {look!r}; expected one of {', '.join(LOOKS)}"
@@ -157,7 +157,9 @@ def render_into_corpus(
 
         with reported():
             check_store(target)  # before the progress bar: the extra is there, the store answers
-    from taskqa.render.recordings import RenderOptions, render_corpus, select_recordings
+    from taskqa.household.corpus_videos import render_corpus
+    from taskqa.household.options import RenderOptions
+    from taskqa.household.selection import select_recordings
 
     width, height = check_size(size)
     from taskqa.corpus import read_corpus
@@ -285,7 +287,7 @@ def videos(
     `taskqa render BENCH` renders a built benchmark's missing videos (docs/minimal-pairs.md).
     """
     from taskqa.corpus import is_corpus
-    from taskqa.render.benchmark_videos import benchmark_named, render_benchmark
+    from taskqa.household.benchmark_videos import benchmark_named, render_benchmark
 
     named = benchmark_named(corpus)
     if named is not None:
@@ -338,7 +340,7 @@ def sheet(
     overwrite: OverwriteOption = False,
 ) -> None:
     """A contact sheet: before/after pictures of every visible attribute value, labelled."""
-    from taskqa.render.sheet import write_sheet
+    from taskqa.household.sheet import write_sheet
 
     replaced = claim_output(out, CONTACT_SHEET, overwrite)
     count = write_sheet(out, size, backend=announce_backend(backend))
@@ -371,7 +373,7 @@ def probe(
     Learns each visible attribute from object crops on train recordings and reports accuracy
     on held-out recordings against the majority class."""
     from taskqa.corpus import read_corpus
-    from taskqa.render.probe import run_probe
+    from taskqa.household.probe import run_probe
     from taskqa.simulation.corpus import corpus_domain_file
 
     corpus_domain_file(corpus)  # before the progress bar, as `render videos` does

@@ -25,15 +25,14 @@ from rich.table import Table
 from taskqa.atomic import write_text
 from taskqa.corpus import dump_recording, read_corpus
 from taskqa.execution import Execution, run_shards
+from taskqa.household.corpus_videos import domain_to_draw
+from taskqa.household.frames import household_scene, moment_frames
+from taskqa.household.look_spec import load_look, look_source, parse_look
+from taskqa.household.options import RenderOptions
+from taskqa.household.selection import select_recordings
 from taskqa.jsonio import dumps
 from taskqa.model import UNKNOWN, Attribute, Recording
 from taskqa.problems import InvalidInputError, Problem
-from taskqa.render.engine import Camera
-from taskqa.render.gaze import Director
-from taskqa.render.household import FIRST_PERSON_FOV, HouseholdScene, View
-from taskqa.render.models import load_look, parse_look
-from taskqa.render.recordings import corpus_domain, look_source, select_recordings
-from taskqa.render.timeline import Timeline
 from taskqa.simulation.domain import parse_domain
 
 VISIBLE_ATTRIBUTES = (
@@ -87,6 +86,36 @@ def crop_features(
     return np.concatenate(parts).astype(np.float32)
 
 
+# A moment to draw for the probe: when, whose eyes, and each thing to read there with its
+# annotated visible values (attribute -> value).
+ProbeMoment = tuple[float, str, list[tuple[str, dict[str, str]]]]
+
+
+def moments_to_read(recording: Recording, drawn: Sequence[str]) -> list[ProbeMoment]:
+    """Every action's early and late moment, in the acting person's eyes, with the things of
+    ``drawn`` it involves whose state there has a known visible value; moments with nothing
+    to read are left out."""
+    wanted: list[ProbeMoment] = []
+    for action in sorted(recording.actions, key=lambda a: (a.start, a.id)):
+        for share, moment in ((EARLY, "before"), (LATE, "after")):
+            things = []
+            for transition in action.transitions:
+                if transition.is_agent or transition.entity not in drawn:
+                    continue
+                snapshot = transition.before if moment == "before" else transition.after
+                labels = {
+                    a.value: v
+                    for a, v in snapshot.attributes.items()
+                    if a in VISIBLE_ATTRIBUTES and v != UNKNOWN
+                }
+                if labels:
+                    things.append((transition.entity, labels))
+            if things:
+                t = action.start + share * (action.end - action.start)
+                wanted.append((t, action.agent, things))
+    return wanted
+
+
 def recording_samples(
     recording: Recording,
     domain_source: str,
@@ -102,42 +131,19 @@ def recording_samples(
     quiet_pybullet()
     domain = parse_domain(domain_source, domain_file)
     look = parse_look(look_source, look_file)
-    timeline = Timeline(recording, domain)
+    options = RenderOptions(width=size, height=size, backend=backend)
     samples: list[Sample] = []
-    room = recording.environment or next(iter(domain.spec.rooms))
-    with HouseholdScene(timeline, domain, look, room, size, size, backend) as scene:
-        director = Director(scene)
-        for action in sorted(recording.actions, key=lambda a: (a.start, a.id)):
-            for share, moment in ((EARLY, "before"), (LATE, "after")):
-                t = action.start + share * (action.end - action.start)
-                wanted = []
-                for transition in action.transitions:
-                    if transition.is_agent or transition.entity not in scene.things:
-                        continue
-                    snapshot = transition.before if moment == "before" else transition.after
-                    labels = {
-                        a.value: v
-                        for a, v in snapshot.attributes.items()
-                        if a in VISIBLE_ATTRIBUTES and v != UNKNOWN
-                    }
-                    if labels:
-                        wanted.append((transition.entity, labels))
-                if not wanted:
+    with household_scene(recording, domain, look, options) as scene:
+        wanted = moments_to_read(recording, scene.things)
+        shots = ((t, [agent]) for t, agent, _ in wanted)
+        for (_, _, things), (frame,) in zip(
+            wanted, moment_frames(scene, options, shots, masks=True), strict=True
+        ):
+            for name, labels in things:
+                mask = frame.labels == scene.label(name)
+                if int(mask.sum()) < MIN_PIXELS:
                     continue
-                gaze, stand = director.at(t)
-                scene.set_time(t, gaze, stand)
-                eye, target = gaze[action.agent]
-                camera = Camera(
-                    eye=eye, target=target, fov=FIRST_PERSON_FOV, width=size, height=size
-                )
-                frame = scene.capture(View(camera, action.agent), masks=True)
-                for name, labels in wanted:
-                    mask = frame.labels == scene.label(name)
-                    if int(mask.sum()) < MIN_PIXELS:
-                        continue
-                    samples.append(
-                        Sample(recording.id, name, labels, crop_features(frame.rgb, mask))
-                    )
+                samples.append(Sample(recording.id, name, labels, crop_features(frame.rgb, mask)))
     return samples
 
 
@@ -296,7 +302,7 @@ def run_probe(
         raise InvalidInputError(
             [Problem(str(corpus), "", "the probe needs at least two recordings")]
         )
-    domain = corpus_domain(corpus)
+    domain = domain_to_draw(corpus, recordings)
     load_look()
     look_text, look_file = look_source(None)
     context: ProbeContext = (

@@ -13,16 +13,17 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from taskqa.model import ActionSegment
-from taskqa.render.engine import Camera, Vec3
-from taskqa.render.household import (
+from taskqa.household.look_spec import CameraSpec
+from taskqa.household.scene import (
     EYE_TO_TARGET,
     FIRST_PERSON_FOV,
     HouseholdScene,
     camera_basis,
 )
-from taskqa.render.models import CameraSpec
-from taskqa.render.timeline import action_zone
+from taskqa.household.timeline import action_zone
+from taskqa.model import ActionSegment
+from taskqa.render.easing import ease, lerp, lerp2
+from taskqa.render.engine import Camera, Vec3
 
 TURN_SECONDS = 1.2  # longest glide between two beats
 MIN_TURN = 0.3
@@ -148,7 +149,7 @@ class Director:
             norm = math.hypot(dx, dy) or 1.0
             # The body stands a little behind the eye, facing what it looks at.
             body = (eye[0] - dx / norm * BODY_BEHIND_EYE, eye[1] - dy / norm * BODY_BEHIND_EYE, 0.0)
-            # the figure's front is its local -y (household._build_agent): turned this way it
+            # the figure's front is its local -y (scene._build_agent): turned this way it
             # faces what the person looks at, so the room camera shows their face or their back
             stand[agent] = (body, heading + math.pi / 2)
         return gaze, stand
@@ -191,10 +192,10 @@ def blend(beats: list[Beat], t: float) -> tuple[Vec3, tuple[float, float], float
 
 
 def _between(a: Beat, b: Beat, share: float) -> tuple[Vec3, tuple[float, float], float]:
-    u = _ease(share)
+    u = ease(share)
     return (
-        _lerp(a.focus, b.focus, u),
-        _lerp2(a.stand, b.stand, u),
+        lerp(a.focus, b.focus, u),
+        lerp2(a.stand, b.stand, u),
         a.distance + (b.distance - a.distance) * u,
     )
 
@@ -209,18 +210,6 @@ def eye_point(focus: Vec3, stand: tuple[float, float], distance: float = EYE_TO_
     reach = math.sqrt(max(distance**2 - (height - fz) ** 2, 0.3**2))
     reach = min(reach, max(norm, 0.3, distance * 0.8))
     return (fx + dx / norm * reach, fy + dy / norm * reach, height)
-
-
-def _ease(u: float) -> float:
-    return 0.5 - 0.5 * math.cos(math.pi * min(1.0, max(0.0, u)))
-
-
-def _lerp(a: Vec3, b: Vec3, u: float) -> Vec3:
-    return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u)
-
-
-def _lerp2(a: tuple[float, float], b: tuple[float, float], u: float) -> tuple[float, float]:
-    return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u)
 
 
 def _moments(start: float, end: float, step: float = 0.5) -> list[float]:

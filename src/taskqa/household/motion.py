@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+from taskqa.render.easing import ease
+
 STROKE = {
     **dict.fromkeys(("wipe", "clean", "sweep", "dust", "wash", "scrub"), "stroke"),
     **dict.fromkeys(("stir", "mix", "blend", "whisk", "cook"), "circle"),
@@ -70,7 +72,7 @@ def opening_share(verb: str, outcome: str, start: float, end: float, t: float) -
     if verb not in SWINGS or not start <= t <= end:
         return None
     u = (t - start) / max(end - start, 1e-6)
-    eased = 0.5 - 0.5 * math.cos(math.pi * u)
+    eased = ease(u)
     if outcome == "failed":
         dip = 0.25 * math.sin(math.pi * u)
         return dip if verb == "open" else 1.0 - dip

@@ -193,10 +193,17 @@ class LookSpec(BaseModel):
 
 def load_look(path: Path | None = None) -> LookSpec:
     """The built-in look, or a user's file of the same shape."""
+    return parse_look(*look_source(path))
+
+
+def look_source(path: Path | None) -> tuple[str, str]:
+    """The text and file name of a look file (None: the built-in ``household.yaml``), as
+    ``parse_look`` takes them: what workers are sent instead of a parsed look."""
     if path is None:
-        text = resources.files("taskqa.render").joinpath(BUILTIN).read_text(encoding="utf-8")
-        return parse_look(text, BUILTIN)
-    return parse_look(path.read_text(encoding="utf-8"), path.name)
+        return resources.files("taskqa.household").joinpath(BUILTIN).read_text(
+            encoding="utf-8"
+        ), BUILTIN
+    return path.read_text(encoding="utf-8"), path.name
 
 
 @lru_cache(maxsize=4)

@@ -1,0 +1,216 @@
+"""What a question's program reads of its clip: the things and people that must be on screen
+for a viewer to answer it (the first half of the grounding check, ``benchmark/grounding.py``).
+
+The program is run through the one interpreter loop (``programs.operators.run_nodes``) with an
+observer; what each node reads comes from its operator's declaration (``Reads``), so a new
+operator says what it reads where it is registered. Of each action read the check needs the
+objects its conditions name (``obj@...``), the object a query answers (``obj$``), and, where
+the action is found or answered by its words (``hoi@...``, ``hoi$``), the action itself: every
+object it involves and, for the other person's action, that person. A nested reference
+(``obj@<query(...)>``) reads what its own program reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from taskqa.programs import parse_program
+from taskqa.programs.graph import Node
+from taskqa.programs.operators import (
+    OPERATORS,
+    Reads,
+    Unanswerable,
+    Value,
+    candidates,
+    conditions,
+    matches,
+    run_nodes,
+)
+from taskqa.programs.operators import Path as Conditions
+from taskqa.programs.records import FACT_KINDS, ME, OTHER, ClipView, Interval
+
+ENTITY_KEYS = ("obj", "subject", "object")  # fact fields that name a thing or person
+FIELD_KEYS = frozenset({"hoi", "action", "action1", "verb", "obj", "task"})
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing that must be on screen: ``entity`` (an object, or a person's id when
+    ``person``) during action ``action`` (None: at any moment of the clip)."""
+
+    entity: str
+    action: str | None
+    person: bool = False
+    undrawn: bool = False  # the action itself, which the renderer does not act out
+    twin: str | None = None  # an object of the recording a viewer may take for ``entity``
+
+
+@dataclass
+class _Reader:
+    """What a program run reads, collected node by node (see ``evidence``)."""
+
+    view: ClipView
+    agents: Mapping[str, str]  # action id -> the person doing it
+    needs: list[Need] = field(default_factory=list)
+    undrawn: frozenset[str] = frozenset()  # verbs the renderer does not act out
+
+    def read(
+        self, interval: Interval, paths: Sequence[Conditions], answer: str | None = None
+    ) -> None:
+        future = interval.future
+        where = None if future else interval.id
+        words = any(_tests_fields(path) for path in paths)
+        named: list[str] = []
+        for path in paths:
+            named += [s.value for s in path.steps if s.key in ENTITY_KEYS and s.value is not None]
+        if answer is not None:
+            named.append(answer)
+        if words and not future:
+            for verb in set(interval.value("verb")) & self.undrawn:
+                self.add(Need(verb, where, undrawn=True))
+            named += list(interval.value("obj"))
+            if interval.other:
+                self.add(Need(self.agents[interval.id], where, person=True))
+        for name in named:
+            if name == ME:
+                continue
+            if name == OTHER:
+                if not future:
+                    self.add(Need(self._other(interval), where, person=True))
+                continue
+            self.add(Need(name, where))
+
+    def _other(self, interval: Interval) -> str:
+        if interval.other:
+            return self.agents[interval.id]
+        others = sorted(set(self.agents.values()) - {self.view.clip.agent})
+        return others[0] if others else self.view.clip.agent
+
+    def add(self, need: Need) -> None:
+        if need not in self.needs:
+            self.needs.append(need)
+
+
+def _tests_fields(path: Conditions) -> bool:
+    """Whether a condition path looks at the action itself (its words, verb, objects, task)
+    rather than only at its facts: then the action must be recognisable on screen. A path
+    with no steps (every action of a scope) reads nothing by itself."""
+    for step in path.steps:
+        if step.descends and step.key in FACT_KINDS:
+            return False
+        if step.key in FIELD_KEYS:
+            return True
+    return False
+
+
+def evidence(
+    program_text: str,
+    view: ClipView,
+    agents: Mapping[str, str],
+    undrawn: frozenset[str] = frozenset(),
+) -> list[Need] | None:
+    """What must be on screen for a question with this program on this clip, in reading order;
+    None when the program has no answer here (it cannot be checked). ``undrawn``: verbs the
+    renderer does not act out; an action read by its words with one of them is a need no
+    view meets."""
+    program = parse_program(program_text)
+    reader = _Reader(view, agents, undrawn=undrawn)
+    provenance: list[dict[str, tuple[Conditions, ...]]] = []
+
+    def follow(index: int, node: Node, inputs: Sequence[Value], value: Value) -> None:
+        came = [provenance[i] for i in node.inputs]
+        provenance.append(_follow(reader, node.function, node.arguments, inputs, came, value))
+
+    try:
+        run_nodes(program, view, follow)
+    except Unanswerable:
+        return None
+    return reader.needs
+
+
+def _follow(
+    reader: _Reader,
+    function: str,
+    arguments: Sequence[Any],
+    inputs: Sequence[Value],
+    came: Sequence[dict[str, tuple[Conditions, ...]]],
+    value: Value,
+) -> dict[str, tuple[Conditions, ...]]:
+    """The conditions each interval of ``value`` was selected by; notes what the node reads."""
+    view = reader.view
+    for step in conditions(arguments).steps:  # a nested reference reads what its program reads
+        if step.value is not None and step.value.startswith("<") and step.value.endswith(">"):
+            for need in evidence(step.value[1:-1], view, reader.agents, reader.undrawn) or ():
+                reader.add(need)
+    merged: dict[str, tuple[Conditions, ...]] = {}
+    for origin in came:
+        for key, paths in origin.items():
+            merged[key] = merged.get(key, ()) + paths
+    declared = OPERATORS[function]  # what the operator reads, declared beside its handler
+    reads = declared.reads
+    if reads is Reads.SELECTS:
+        path = conditions(arguments, view)
+        return {i.id: (*merged.get(i.id, ()), path) for i in _as_intervals(value)}
+    if reads is Reads.PASSES:
+        return {i.id: merged.get(i.id, ()) for i in _as_intervals(value)}
+    if reads is Reads.ANCHOR:
+        anchor = inputs[0]
+        if isinstance(anchor, Interval):
+            reader.read(anchor, came[0].get(anchor.id, ()))
+        pool = came[1] if len(came) > 1 else {}
+        return {i.id: pool.get(i.id, ()) for i in _as_intervals(value)}
+    if reads is Reads.REMOVED:
+        path = conditions(arguments, view)
+        for removed in candidates(view, arguments, inputs):
+            if matches(removed, path):
+                reader.read(removed, (*merged.get(removed.id, ()), path))
+        return {}
+    if reads is Reads.FOUND:
+        # "did the person open the fridge?": a yes reads the action where it happens; a no
+        # reads the action the question names where it does happen (done by the other person,
+        # or the person's next, unseen action, whose objects must then be on screen at some
+        # moment of the clip), so the question is about things the viewer sees
+        path = conditions(arguments, view)
+        searched = candidates(view, arguments, inputs)
+        found = [i for i in searched if matches(i, path)] or [
+            i for i in (*view.observed, *view.others, *view.future) if matches(i, path)
+        ]
+        for interval in found:
+            reader.read(interval, (*merged.get(interval.id, ()), path))
+            if interval.future:
+                for name in interval.value("obj"):
+                    reader.add(Need(name, None))
+        return {}
+    if reads is Reads.SUBJECT:
+        subject = inputs[0]
+        if isinstance(subject, Interval):
+            path = conditions(arguments, view)
+            answer = _answered_entity(path, value) if declared.answers == "value" else None
+            reader.read(subject, (*came[0].get(subject.id, ()), path), answer)
+        return {}
+    if reads is Reads.INPUTS:
+        for index, item in enumerate(inputs):
+            if isinstance(item, Interval):
+                reader.read(item, came[index].get(item.id, ()))
+        return {}
+    return {}
+
+
+def _as_intervals(value: Value) -> tuple[Interval, ...]:
+    if isinstance(value, Interval):
+        return (value,)
+    return value if isinstance(value, tuple) else ()
+
+
+def _answered_entity(path: Conditions, value: Value) -> str | None:
+    """The thing a query answers, when it selects a fact's object (``change, obj$``)."""
+    if not isinstance(value, str) or not path.steps:
+        return None
+    last = path.steps[-1]
+    inside = any(step.descends for step in path.steps)
+    return value if last.select and last.key in ENTITY_KEYS and inside else None
+
+
+Unmet = tuple[Need, tuple[float, ...]]  # a need no shipped view meets, and its moments
