@@ -140,6 +140,13 @@ def _variation(corpus: Path) -> dict[str, object]:
         f"{summary['steps_already_done']} steps already done at the start; actions "
         f"{outcomes['done']} done, {outcomes['failed']} failed, {outcomes['partial']} partial"
     )
+    interruptions, placements = summary["interruptions"], summary["placements"]
+    print(
+        f"interruptions: {interruptions['total']} in {interruptions['episodes_with_one']} of "
+        f"{interruptions['two_person_episodes']} two-person episodes "
+        f"({interruptions['actions_by_verb']}); placements off default: "
+        f"{placements['off_default']} things in {len(placements['by_object'])} that may move"
+    )
     return summary
 
 

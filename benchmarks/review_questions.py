@@ -522,12 +522,17 @@ def sample(
 
 
 def draw_for_viewers(
-    bench: Path, recordings: int, per_recording: int, seed: int
+    bench: Path,
+    recordings: int,
+    per_recording: int,
+    seed: int,
+    templates: Sequence[str] = (),
 ) -> list[tuple[dict[str, Any], tuple[str, ...], int]]:
     """``per_recording`` normal-test questions from each of ``recordings`` recordings, drawn by
     a seeded hash, each with its multiple-choice options (the benchmark's own, whose distractors
     are answers the same text has on other clips) and the right option's index. Questions with
-    no fair options (a text with one answer everywhere) are not drawn."""
+    no fair options (a text with one answer everywhere) are not drawn; with ``templates``, only
+    questions whose template id starts with one of them are (a study of new templates)."""
     from taskqa.benchmark.multiple_choice import choice_items
 
     items = {
@@ -539,7 +544,8 @@ def draw_for_viewers(
     with (bench / "splits" / "normal" / "test.jsonl").open(encoding="utf-8") as stream:
         for line in stream:
             question = json.loads(line)
-            if question["id"] in items:
+            wanted = not templates or question["template"].startswith(tuple(templates))
+            if question["id"] in items and wanted:
                 by_recording[question["recording"]].append(question)
     eligible = sorted(
         (r for r, qs in by_recording.items() if len(qs) >= per_recording),
@@ -563,11 +569,12 @@ def viewer_sheets(
     frames: int = VIEWER_FRAMES,
     fps: float = FPS,
     size: int = SIZE,
+    templates: Sequence[str] = (),
 ) -> None:
     """A viewer study: blind sheets (question, options, frames; no answer, no actions), the
     questions file viewers fill in (``choice``: a letter), and the key beside it (``.key.jsonl``,
     which viewers must not be given)."""
-    drawn = draw_for_viewers(bench, recordings, per_recording, seed)
+    drawn = draw_for_viewers(bench, recordings, per_recording, seed, templates)
     every = _recordings(bench)
     clips = Benchmark(bench).clips()
     source = FrameSource(bench, frames, fps, size, True)
@@ -733,12 +740,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     viewer.add_argument("--seed", type=int, default=0)
     viewer.add_argument("--frames", type=int, default=VIEWER_FRAMES, help="frames per view")
     viewer.add_argument("--out", type=Path, required=True)
+    viewer.add_argument(
+        "--templates",
+        default="",
+        help="comma-separated template ids or prefixes: draw only their questions",
+    )
     scored = commands.add_parser("viewer-score", help="score a filled-in viewer study")
     scored.add_argument("answers", type=Path)
     args = parser.parse_args(argv)
     if args.command == "viewer":
         viewer_sheets(
-            args.bench, args.recordings, args.per_recording, args.seed, args.out, args.frames
+            args.bench,
+            args.recordings,
+            args.per_recording,
+            args.seed,
+            args.out,
+            args.frames,
+            templates=[t.strip() for t in args.templates.split(",") if t.strip()],
         )
         return 0
     if args.command == "viewer-score":

@@ -110,7 +110,7 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
     with is kept whole), one reported short never lost share, and the achieved shares are the benchmark's own (multi-label, as EgoTaskQA counts)."""
     mix = _mix(bench)
     records = _balanced(bench)
-    short = set(mix["short"])
+    short, traded = set(mix["short"]), set(mix["traded"])
     assert short and short != {f"{a}/{c}" for a, t in mix["targets"].items() for c in t}
     moved = 0
     for axis, targets in mix["targets"].items():
@@ -118,6 +118,10 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
             reached, supplied = mix["achieved"][axis][category], mix["supplied"][axis][category]
             if f"{axis}/{category}" in short:
                 assert reached >= supplied - 0.005  # kept all it could
+                assert supplied < target - 0.01
+            elif f"{axis}/{category}" in traded:
+                # enough supply, cut by another axis's target: never far below its own
+                assert supplied >= target - 0.01 and reached >= target - 0.05
             else:
                 assert reached >= target - 0.01
             moved += abs(reached - target) < abs(supplied - target) - 0.01
@@ -134,6 +138,29 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
     assert moved >= 3
     report = (bench / "diagnostics" / "report.md").read_text()
     assert "Short of target, because the world's balanced candidates cannot supply" in report
+
+
+def test_the_report_says_how_much_supply_the_text_fixes(bench: Path) -> None:
+    """Per category, the candidates balancing dropped because their text had one answer (or
+    too few for the share): what the world would have to vary to keep."""
+    report = (bench / "diagnostics" / "report.md").read_text()
+    diagnostics = json.loads((bench / "diagnostics" / "diagnostics.json").read_text())
+    dropped = diagnostics["balancing"]["dropped"]
+    fixed_total = dropped.get("binary: group has one answer", 0) + dropped.get(
+        "open: group has too few answers for the share", 0
+    )
+    rows = {}
+    for line in report.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and "/" in cells[0] and cells[1].isdigit():
+            rows[cells[0]] = (int(cells[1]), cells[2], int(cells[3]))
+    assert "| category | candidates | text fixes the answer | balanced |" in report
+    # every dropped candidate is a binary or an open one, and has one semantic category
+    answer_axis = sum(int(rows[c][1]) for c in ("answer/binary", "answer/open") if c in rows)
+    semantic = sum(int(v[1]) for c, v in rows.items() if c.startswith("semantic/"))
+    assert fixed_total > 0 and answer_axis == semantic == fixed_total
+    for candidates, fixed, kept in rows.values():
+        assert fixed in ("", "-", "—") or int(fixed) + kept <= candidates
 
 
 def test_no_mix_keeps_what_balancing_keeps(corpus: Path, candidates: Path, tmp_path: Path) -> None:

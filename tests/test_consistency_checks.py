@@ -157,25 +157,29 @@ def test_the_initial_state_starts_each_objects_chain(
     spot: dict[str, Any] = {}
 
     def drift(records: list[dict[str, Any]]) -> None:
-        # record 0: the first object whose openness an action finds starts the other way round
-        seen: set[str] = set()
-        for a_index, action in enumerate(records[0]["actions"]):
-            for t_index, transition in enumerate(action["transitions"]):
-                name = transition["entity"]
-                value = transition["before"]["attributes"].get("openness")
-                if name not in seen and value in ("open", "closed") and "at" not in spot:
-                    flipped = "closed" if value == "open" else "open"
-                    records[0]["initial_state"][name]["attributes"]["openness"] = flipped
-                    spot.update(at=(a_index, t_index), name=name, value=value, flipped=flipped)
-                seen.add(name)
+        # the first recording (past record 1) whose first openness an action finds is an
+        # object's first appearance: that object starts the other way round
+        for r_index, record in enumerate(records[2:], start=2):
+            seen: set[str] = set()
+            for a_index, action in enumerate(record["actions"]):
+                for t_index, transition in enumerate(action["transitions"]):
+                    name = transition["entity"]
+                    value = transition["before"]["attributes"].get("openness")
+                    if name not in seen and value in ("open", "closed") and "at" not in spot:
+                        flipped = "closed" if value == "open" else "open"
+                        record["initial_state"][name]["attributes"]["openness"] = flipped
+                        spot.update(
+                            at=(r_index, a_index, t_index), name=name, value=value, flipped=flipped
+                        )
+                    seen.add(name)
         # record 1: the first object acted on is missing from the initial state
         spot["missing"] = records[1]["actions"][0]["transitions"][0]["entity"]
         del records[1]["initial_state"][spot["missing"]]
 
     messages = [by_name(p) for p in validate_corpus(_edit(small_corpus_dir, tmp_path, drift))]
-    a, t = spot["at"]
+    r, a, t = spot["at"]
     assert (
-        f"recordings.jsonl[0].actions[{a}].transitions[{t}].before.attributes.openness: "
+        f"recordings.jsonl[{r}].actions[{a}].transitions[{t}].before.attributes.openness: "
         f"{spot['name']} is {spot['value']!r} here but initial_state left it {spot['flipped']!r}; "
         "expected the state the previous action on this object ended with"
     ) in messages

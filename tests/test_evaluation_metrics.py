@@ -151,7 +151,8 @@ def test_official_tag_accuracy_matches_the_released_calculator(
     yes_no = sum(q.question.answer in ("yes", "no") for q in questions)
     assert by_structure["binary"]["questions"] == verify
     assert by_answer["binary"]["questions"] == yes_no
-    assert verify != yes_no  # the two readings really differ on this benchmark
+    # the readings differ only on a yes/no answer to a query (an executability question, out
+    # of the default set since issue 33); each count above is its own reading's
     assert model["breakdowns"]["overall"]["all"]["invalid"] == len(
         [i for i in range(len(questions)) if i % 3]
     )

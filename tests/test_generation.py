@@ -194,7 +194,9 @@ def test_adding_an_action_asks_only_of_actions_done(
 ) -> None:
     """The counterfactual that adds an action to the trace can leave the later action possible
     or not; an action only tried is never in it, and every answer checks out."""
-    chosen = [t for t in load_templates() if t.id == "counterfactual/world/added-before"]
+    chosen = [
+        t for t in load_templates(everything=True) if t.id == "counterfactual/world/added-before"
+    ]
     out = tmp_path / "added.jsonl"
     summary = generate_file(small_corpus[:10], chosen, out, GenerationConfig(), domain.templates)
     records = [json.loads(line) for line in out.read_text().splitlines()]

@@ -47,7 +47,8 @@ def test_distractors_are_answers_the_same_text_has_elsewhere(benchmark_dir: Path
     ]
     assert len(items) == len(questions) - len(answered_alike)
     opened = [i for i in items if i.answer_kind == "open"]
-    assert opened and any(i.rotations == 4 for i in opened)
+    # options are other answers of the same text: more than two where the text has them
+    assert opened and any(i.rotations >= 3 for i in opened)
     for item in items:
         keys = [normalize_answer(o) for o in item.options]
         assert len(set(keys)) == len(keys), item  # no option twice

@@ -71,7 +71,9 @@ def test_the_built_in_world_would_answer_differently(own_corpus: Path, tmp_path:
     world = CorpusWorld.open(own_corpus)
     recordings, verbs = list(world.recordings), dict(world.verb_templates or {})
     own, builtin = tmp_path / "own.jsonl", tmp_path / "builtin.jsonl"
-    templates = load_templates()
+    # the counterfactual and dependency templates too: the default set leaves them out because
+    # the built-in world fixes their answers, and here the rules are what they read
+    templates = [t for t in load_templates(everything=True) if not t.needs]
     generate_file(recordings, templates, own, GenerationConfig(), verbs, domain=world.domain)
     generate_file(recordings, templates, builtin, GenerationConfig(), verbs, domain=load_domain())
     mine = {str(r["id"]): r["answer"] for r in _lines(own)}

@@ -1,7 +1,7 @@
 """A real browser: Debian's Chromium, driven by Playwright, against a live studio server.
 
-Opens an invitation link, plays the clip, answers three questions, reloads and resumes at the
-fourth; a second rater sees none of it; screenshots of the answer and progress pages are saved
+Opens an invitation link, plays the clip, answers up to three questions (all but the last of
+the rater's queue), reloads and resumes at the next; a second rater sees none of it; screenshots of the answer and progress pages are saved
 (tmp; docs/images/studio-*.png are copies of them)."""
 
 from __future__ import annotations
@@ -71,6 +71,11 @@ def test_rater_in_a_real_browser(tmp_path: Path, bench: Path) -> None:
             )
             page.goto(f"{server.url}/r/{first}")
             assert "/items/" in page.url
+            # the queue's length depends on how many test questions the fixture's one rendered
+            # recording yields (the question mix decides), so read it rather than assume it
+            total = int(page.inner_text("#progress").rsplit(" ", 1)[1])
+            assert page.inner_text("#progress").endswith(f"item 1 of {total}") and total >= 2
+            answered = min(3, total - 1)  # leave one to resume at
             # play the clip: a file of its own, no longer than a clip (about 25 s), and it advances
             page.wait_for_function("() => document.getElementById('clip').readyState >= 1")
             assert 0 < page.evaluate("document.getElementById('clip').duration") <= 40
@@ -85,18 +90,16 @@ def test_rater_in_a_real_browser(tmp_path: Path, bench: Path) -> None:
             page.evaluate("document.getElementById('clip').pause()")
             page.screenshot(path=str(shots / "studio-answer.png"))
             visited = []
-            for _ in range(3):
+            for _ in range(answered):
                 visited.append(page.url)
                 _answer_current(page)
-            fourth = page.url
-            assert fourth not in visited
+            following = page.url
+            assert "/items/" in following and following not in visited
             page.reload()
-            assert page.url == fourth
-            page.goto(f"{server.url}/r/{first}")  # the invitation link again: still the fourth
-            assert page.url == fourth
-            assert page.inner_text("#progress").endswith(
-                f"item 4 of {page.inner_text('#progress').rsplit(' ', 1)[1]}"
-            )
+            assert page.url == following
+            page.goto(f"{server.url}/r/{first}")  # the invitation link again: still the next
+            assert page.url == following
+            assert page.inner_text("#progress").endswith(f"item {answered + 1} of {total}")
             context.close()
 
             other = playwright.chromium.launch_persistent_context(

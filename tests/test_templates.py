@@ -58,11 +58,19 @@ def test_templates_that_need_gaze_are_left_out_by_default(templates: list[Templa
     assert {t.id for t in templates if not t.default} == {
         "counterfactual/intent/next-action-possible",
         "counterfactual/intent/next-object-change",
+        "counterfactual/multi-agent/able-to",
+        "counterfactual/world/able-to",
+        "counterfactual/world/added-before",
         "counterfactual/world/attribute-change",
         "counterfactual/world/no-longer-possible",
+        "counterfactual/world/object-change",
+        "counterfactual/world/still-possible",
         "descriptive/world/change-verify",
         "descriptive/world/object-changed-verify",
         "explanatory/intent/for-next",
+        "explanatory/multi-agent/depend-on-other",
+        "explanatory/multi-agent/other-depends",
+        "explanatory/world/depend",
         "explanatory/world/how-changed",
         "explanatory/world/precondition",
         "predictive/intent/desired-state-next",
@@ -302,7 +310,7 @@ def _sample_space(view: ClipView) -> dict[ParamType, list[Any]]:
             attribute = fact.fields["attribute"] if fact.kind != "relation" else ""
             if not attribute or attribute in VIEWPOINT_ATTRIBUTES:
                 continue  # no {f} about viewpoints, as in the released generator
-            keys = ("value",) if fact.kind == "state" else ("before", "after")
+            keys = ("value",) if fact.kind in ("state", "scene") else ("before", "after")
             pairs |= {(attribute, fact.fields[k]) for k in keys}
     return {
         ParamType.ACTION: _actions(view.observed),

@@ -84,7 +84,7 @@ def test_rewritten_texts_read_as_a_person_says_them(
     values = {"a": "open drawer", "x": "cut bread using bread-knife", "o": "bread"}
     assert speaker.render(still.texts[0], values, still.params) == (
         "If the person had not opened the drawer, would cutting the bread with the bread knife "
-        "still have changed it?"
+        "still have changed the bread?"
     )
     assert speaker.render(still.texts[1], values, still.params) == (
         "Would cutting the bread with the bread knife still have changed it if the person had "
@@ -254,11 +254,10 @@ def generated(
         "descriptive/multi-agent/doing-while-other",
         "descriptive/world/action-exist",
         "descriptive/world/action-after",
-        "explanatory/world/how-changed",
         "counterfactual/world/object-change",
         "predictive/world/next-object-changed",
     }
-    templates = [t for t in load_templates() if t.id in wanted]
+    templates = [t for t in load_templates(everything=True) if t.id in wanted]
     two = [r for r in small_corpus if len(r.agents) > 1][:4]
     watering = [
         r

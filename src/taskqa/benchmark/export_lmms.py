@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import taskqa.answers as answers
@@ -63,9 +64,7 @@ task: taskqa_{family}
 dataset_path: parquet
 dataset_kwargs:
   data_files:
-    train: {data}/{family}/train.parquet
-    validation: {data}/{family}/validation.parquet
-    test: {data}/{family}/test.parquet
+{data_files}
 test_split: test
 output_type: generate_until
 doc_to_visual: !function utils.doc_to_visual
@@ -129,9 +128,7 @@ task: taskqa_{family}_mc
 dataset_path: parquet
 dataset_kwargs:
   data_files:
-    train: {data}/{family}-mc/train.parquet
-    validation: {data}/{family}-mc/validation.parquet
-    test: {data}/{family}-mc/test.parquet
+{data_files}
 test_split: test
 output_type: generate_until
 doc_to_visual: !function utils.doc_to_visual
@@ -324,18 +321,54 @@ def utils_source() -> str:
     return UTILS.format(**_fields())
 
 
-def task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
+SPLIT_FILES = ("train", "validation", "test")
+
+
+def task_yaml(
+    family: str, data: Path, clip_fps: str = "null", splits: Sequence[str] = SPLIT_FILES
+) -> str:
     return TASK_YAML.format(
         family=family,
         data=data.as_posix(),
+        data_files=_data_files(data / family, splits),
         clip_fps=clip_fps,
         pair_metric=PAIR_METRIC if family == PAIR_FAMILY else "",
         **_fields(),
     )
 
 
-def choice_task_yaml(family: str, data: Path, clip_fps: str = "null") -> str:
-    return TASK_MC_YAML.format(family=family, data=data.as_posix(), clip_fps=clip_fps, **_fields())
+def choice_task_yaml(
+    family: str, data: Path, clip_fps: str = "null", splits: Sequence[str] = SPLIT_FILES
+) -> str:
+    return TASK_MC_YAML.format(
+        family=family,
+        data=data.as_posix(),
+        data_files=_data_files(data / f"{family}-mc", splits),
+        clip_fps=clip_fps,
+        **_fields(),
+    )
+
+
+def _data_files(folder: Path, splits: Sequence[str]) -> str:
+    """The ``data_files`` lines of the splits that hold rows: the datasets library cannot read
+    an empty Parquet file ("BatchSize must be greater than 0"), so a split with no questions
+    (a small build's pairs have no validation pair) is left out; test is always listed."""
+    return "\n".join(
+        f"    {split}: {(folder / f'{split}.parquet').as_posix()}"
+        for split in SPLIT_FILES
+        if split in splits or split == "test"
+    )
+
+
+def _splits_with_rows(folder: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return [
+        split
+        for split in SPLIT_FILES
+        if (folder / f"{split}.parquet").is_file()
+        and pq.ParquetFile(folder / f"{split}.parquet").metadata.num_rows > 0
+    ]
 
 
 def _clip_fps(videos: Path) -> str:
@@ -379,8 +412,13 @@ def export_lmms_eval(
         clip_fps = _clip_fps(stage / "videos")
         for family in families_in(bench):
             data = target / "data"
-            write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, data, clip_fps))
-            write_text(stage / f"taskqa_{family}_mc.yaml", choice_task_yaml(family, data, clip_fps))
+            rows = _splits_with_rows(stage / "data" / family)
+            rows_mc = _splits_with_rows(stage / "data" / f"{family}-mc")
+            write_text(stage / f"taskqa_{family}.yaml", task_yaml(family, data, clip_fps, rows))
+            write_text(
+                stage / f"taskqa_{family}_mc.yaml",
+                choice_task_yaml(family, data, clip_fps, rows_mc),
+            )
         write_text(stage / "utils.py", utils_source())
         write_text(stage / NORMALIZER_FILE, normalizer_source())
     written = (p for p in out.rglob("*") if p.is_file())

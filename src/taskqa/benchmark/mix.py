@@ -146,10 +146,13 @@ def mix_summary(
     supply: Mapping[Cell, int], kept: Mapping[Cell, int], planned: int, config: MixConfig
 ) -> dict[str, Any]:
     """What the mix aimed at, what balancing could supply, what it kept, and the categories
-    left more than ``SHORT_BY`` below their target (the build report's "short")."""
+    left more than ``SHORT_BY`` below their target: ``short`` where balancing supplied less
+    than the target share, ``traded`` where it supplied enough but the other axes' targets cut
+    it below (state questions mostly yes/no while yes/no is held to a third)."""
     reached = achieved(kept, config)
-    short = [
-        f"{axis}/{category}"
+    supplied = achieved(supply, config)
+    below = [
+        (axis, category, target)
         for axis, shares in config.targets.items()
         for category, target in shares.items()
         if reached[axis][category] < target - SHORT_BY
@@ -158,9 +161,10 @@ def mix_summary(
         "enabled": True,
         "keep": config.keep,
         "targets": config.targets,
-        "supplied": achieved(supply, config),
+        "supplied": supplied,
         "achieved": reached,
-        "short": short,
+        "short": [f"{a}/{c}" for a, c, t in below if supplied[a][c] < t - SHORT_BY],
+        "traded": [f"{a}/{c}" for a, c, t in below if supplied[a][c] >= t - SHORT_BY],
         "balanced": planned,
         "kept": sum(kept.values()),
     }

@@ -31,8 +31,11 @@ from taskqa.programs.operators import (
 from taskqa.programs.operators import Path as Conditions
 from taskqa.programs.records import FACT_KINDS, ME, OTHER, ClipView, Interval
 
-ENTITY_KEYS = ("obj", "subject", "object")  # fact fields that name a thing or person
-FIELD_KEYS = frozenset({"hoi", "action", "action1", "verb", "obj", "task"})
+# fields and fact fields that name a thing or person
+ENTITY_KEYS = ("obj", "source", "destination", "instrument", "subject", "object")
+FIELD_KEYS = frozenset(
+    {"hoi", "action", "action1", "verb", "obj", "source", "destination", "instrument", "task"}
+)
 
 
 @dataclass(frozen=True)

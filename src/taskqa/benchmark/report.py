@@ -13,7 +13,7 @@ from matplotlib.figure import Figure as MplFigure
 from taskqa.benchmark.balance import top_share
 from taskqa.benchmark.diagnostics import FLAG_POINTS, FLAG_QUESTIONS, TEXT_BASELINES, type_label
 from taskqa.benchmark.folder import NORMAL
-from taskqa.questions.tags import BINARY_ANSWERS, category_tags
+from taskqa.questions.tags import AXIS_OF_TAG, BINARY_ANSWERS, TAG_SEPARATOR, category_tags
 from taskqa.reports import Figure, Heading, Paragraph, Report, Table
 from taskqa.stats.plots import to_png
 
@@ -83,7 +83,14 @@ def build_report(
             "spread before and after."
         ),
         Heading("Questions per category"),
-        _category_table(categories_before, categories_after),
+        Paragraph(
+            "'Candidates': the questions the world supplied (after the grounding check); 'text "
+            "fixes the answer': those balancing dropped because every question of their text "
+            "had one answer (yes/no) or too few answers for the share (open): supply a text-only "
+            "model could answer, which a world that varies where the words cannot see it turns "
+            "into kept questions; 'balanced': what the benchmark keeps."
+        ),
+        _category_table(categories_before, categories_after, balancing.get("lost_by_type") or {}),
         Heading("Composition against EgoTaskQA's mix", level=3),
         Paragraph(
             "The share of the balanced questions in each type, scope and semantic category "
@@ -356,21 +363,63 @@ def _mix_section(mix: Mapping[str, Any]) -> list[Paragraph | Table]:
                 ]
             )
     table = Table(["category", "target %", "supplied %", "kept %"], rows)
-    short = mix.get("short") or []
-    said = (
-        "Every category is within a point of its target."
-        if not short
-        else "Short of target, because the world's balanced candidates cannot supply them at "
-        "this size: " + ", ".join(short) + "."
-    )
-    return [Paragraph(text), table, Paragraph(said)]
+    short, traded = mix.get("short") or [], mix.get("traded") or []
+    said = "Every category is within a point of its target." if not short and not traded else ""
+    if short:
+        said += (
+            "Short of target, because the world's balanced candidates cannot supply them at "
+            "this size: " + ", ".join(short) + ". "
+        )
+    if traded:
+        said += (
+            "Supplied enough, but cut below target by the other axes' targets (its questions "
+            "are mostly of a kind another axis holds down, such as yes/no): "
+            + ", ".join(traded)
+            + "."
+        )
+    return [Paragraph(text), table, Paragraph(said.strip())]
 
 
-def _category_table(before: Counter[str], after: Counter[str]) -> Table:
+TEXT_FIXES_ANSWER = (
+    "binary: group has one answer",
+    "open: group has too few answers for the share",
+)
+
+
+def _category_table(
+    before: Counter[str], after: Counter[str], lost: Mapping[str, Mapping[str, int]]
+) -> Table:
+    fixed = _text_fixed_by_category(lost)
+    # balancing's reasoning types leave some axes out (the reference): no count for those
+    counted = {tag.partition("/")[0] for tag in fixed} | {"answer"}
     rows: list[list[str | int | float | None]] = [
-        [tag, before[tag], after.get(tag, 0)] for tag in sorted(before)
+        [
+            tag,
+            before[tag],
+            fixed.get(tag, 0) if tag.partition("/")[0] in counted else None,
+            after.get(tag, 0),
+        ]
+        for tag in sorted(before)
     ]
-    return Table(["category", "candidates", "balanced"], rows)
+    return Table(["category", "candidates", "text fixes the answer", "balanced"], rows)
+
+
+def _text_fixed_by_category(lost: Mapping[str, Mapping[str, int]]) -> Counter[str]:
+    """Per ``axis/tag`` category, the candidates dropped because their text fixed the answer;
+    a reasoning type's tags name their axes (no tag is on two axes)."""
+    counts: Counter[str] = Counter()
+    for kind, reasons in lost.items():
+        dropped = sum(reasons.get(reason, 0) for reason in TEXT_FIXES_ANSWER)
+        if not dropped:
+            continue
+        for tag in kind.split(TAG_SEPARATOR):
+            axis = AXIS_OF_TAG.get(tag)
+            if axis is not None:
+                counts[f"{axis}/{tag}"] += dropped
+        for kind_of_answer, reason in zip(("binary", "open"), TEXT_FIXES_ANSWER, strict=True):
+            if reasons.get(reason):
+                counts[f"answer/{kind_of_answer}"] += reasons[reason]
+    return counts
 
 
 def _largest(distribution: Distribution) -> list[str]:

@@ -55,8 +55,10 @@ OPERATORS: dict[str, Operator] = {}
 HANDLERS: dict[str, Handler] = {}
 Observer = Callable[[int, Node, Sequence[Value], Value], None]
 # ``other_video``: every action of the other person in the clip (``others`` in a filter keeps
-# only those overlapping its input, which misses one done while the person stands idle)
-SCOPES = ("video", "all", "future", "other_video")
+# only those overlapping its input, which misses one done while the person stands idle);
+# ``everyone``: both people's actions in the clip, in time order ("did the fridge stop being
+# open at any point in the video?" is answered by whoever closed it)
+SCOPES = ("video", "all", "future", "other_video", "everyone")
 
 
 class Unanswerable(Exception):
@@ -255,6 +257,7 @@ def _scope(view: ClipView, arguments: Sequence[Argument]) -> tuple[Interval, ...
         "all": view.everything,
         "future": view.future,
         "other_video": view.others,
+        "everyone": tuple(sorted(view.video + view.others, key=lambda i: (i.start, i.end, i.id))),
     }[name]
 
 
@@ -329,7 +332,7 @@ def _only(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]
 
 @operator("localize", Reads.ANCHOR)
 def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
-    relation = _literal(arguments, ("before", "after", "while", "is"))
+    relation = _literal(arguments, ("before", "until", "after", "while", "is"))
     anchor = _single(inputs[0])
     if relation == "is":
         return (anchor,)
@@ -337,13 +340,20 @@ def _localize(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Va
     pool = _intervals(inputs[1]) if len(inputs) > 1 else (_scope(view, arguments) or default)
     if relation == "before":
         found = tuple(i for i in pool if i.end <= anchor.start)
+    elif relation == "until":
+        # before, and the anchor itself: never empty, so "did the person open the fridge
+        # before taking the milk?" can be "no" where taking the milk comes first
+        found = tuple(i for i in pool if i.end <= anchor.start or i.id == anchor.id)
     elif relation == "after":
         found = tuple(i for i in pool if i.start >= anchor.end)
     else:
         found = tuple(
             i for i in pool if i.id != anchor.id and i.start < anchor.end and anchor.start < i.end
         )
-    found = tuple(i for i in found if not i.future)
+    if not anchor.future:
+        # around a shown action, "before" and "after" stay inside the video; around a future
+        # one ("will they open the fridge before they get the milk?") they reach the future
+        found = tuple(i for i in found if not i.future)
     if not found:
         raise Unanswerable(f"nothing {relation} the anchor")
     return found

@@ -9,18 +9,20 @@ An interval is one action. Its **fields** are single words or phrases a question
 | ``hoi`` | the full action: ``get orange from fridge`` |
 | ``verb``, ``obj``, ``task`` | the verb, every object involved, the task labels |
 | ``patient`` | the thing the action is done to (``open drawer``: ``drawer``); none for ``pour`` |
+| ``source``, ``destination``, ``instrument`` | the other slots (``get milk from fridge``: fridge) |
 | ``agent`` | ``me`` for the clip's person, ``the other person`` otherwise |
 | ``aware`` | ``yes`` if the other person was aware of this action, else ``no`` |
 | ``executable`` | ``yes``, ``no`` or ``unknown``; changed only by ``counterfactual`` |
 
-Its **facts** are records of three kinds: ``change`` (obj, attribute, before, after),
-``state`` (obj, attribute, value, type = before/after) and ``relation`` (subject, relation,
-object, type, kind). Visibility is a state but never a change: it follows where people look,
-not what they do. A fact with an ``unknown`` value (a state nobody could annotate, a change
-with an unknown side) is kept apart in the interval's ``partial`` facts: no question is built on
-it, and a condition that names its attribute and could select it leaves the program without an
-answer (``operators.walk``), since leaving it out would answer "no" where a viewer may see the
-change.
+Its **facts** are records of four kinds: ``change`` (obj, attribute, before, after),
+``state`` (obj, attribute, value, type = before/after), ``relation`` (subject, relation,
+object, type, kind) and, on the person's shown actions, ``scene`` (obj, attribute, value): how an
+object of the clip that the action does not touch stood throughout it (``programs/scene.py``).
+Visibility is a state but never a change: it follows where people look, not what they do. A
+fact with an ``unknown`` value (a state nobody could annotate, a change with an unknown side) is
+kept apart in the interval's ``partial`` facts: no question is built on it, and a condition that
+names its attribute and could select it leaves the program without an answer
+(``operators.walk``), since leaving it out would answer "no" where a viewer may see the change.
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ from typing import Any
 from taskqa.causal import CausalStructure
 from taskqa.model import UNKNOWN, VIEWPOINT_ATTRIBUTES, ActionSegment, Recording
 from taskqa.programs.clips import Clip
+from taskqa.programs.scene import SCENE, scene_states
 from taskqa.sources.lemma_actions import format_action
 
 ME, OTHER = "me", "the other person"
-FACT_KINDS = ("change", "state", "relation")
+FACT_KINDS = ("change", "state", "relation", SCENE)
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,11 @@ def build_view(
         )
 
     observed = intervals(clip.observed, future=False, other=False)
+    shown = [by_id[i] for i in clip.observed]
+    scene = scene_states(
+        recording, shown, (o for a in shown for o in a.slots.objects()), clip.prediction_start
+    )
+    observed = tuple(_with_scene(i, scene.of(i.id)) for i in observed)
     future = intervals(clip.future, future=True, other=False)
     others = intervals(clip.others, future=False, other=True)
     index = {i.id: i for i in (*observed, *future, *others)}
@@ -151,6 +159,11 @@ def _interval(
         # what a viewer says was opened, cut or washed: the thing acted on, as the action is
         # shown, not whatever its effects touched ("eat egg" halves the egg but cuts nothing)
         "patient": tuple(action.slots.patient),
+        # the other slots, so a question can ask of the fridge a thing was taken from ("did
+        # the person need to open the fridge to get the milk?"), never of the milk
+        "source": tuple(action.slots.source),
+        "destination": tuple(action.slots.destination),
+        "instrument": tuple(action.slots.instrument),
         "task": tuple(action.tasks),
         "agent": (ME if action.agent == person else OTHER,),
         "aware": ("yes" if _other_aware(action) else "no",),
@@ -160,6 +173,20 @@ def _interval(
     known = tuple(f for f in facts if UNKNOWN not in f.fields.values())
     partial = tuple(f for f in facts if UNKNOWN in f.fields.values())
     return Interval(action.id, action.start, action.end, fields, known, future, other, partial)
+
+
+def _with_scene(interval: Interval, scene: Mapping[str, Mapping[str, str]]) -> Interval:
+    """The interval with a ``scene`` fact per attribute of each untouched object it shows."""
+    facts = [
+        Fact(SCENE, {"obj": name, "attribute": attribute, "value": value})
+        for name, values in scene.items()
+        for attribute, value in values.items()
+    ]
+    if not facts:
+        return interval
+    known = tuple(f for f in facts if f.fields["value"] != UNKNOWN)
+    partial = tuple(f for f in facts if f.fields["value"] == UNKNOWN)
+    return replace(interval, facts=interval.facts + known, partial=interval.partial + partial)
 
 
 def _other_aware(action: ActionSegment) -> bool:

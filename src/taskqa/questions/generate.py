@@ -88,7 +88,9 @@ def questions_for_recording(
         view = build_view(recording, clip, structure, verb_templates)
         attempted = attempted_actions(view, outcome_of)
         unclear = _tried_not_done(view, outcome_of, attempted)
-        on_screen = visible.Clip(view, outcome_of, attempted | unclear)
+        on_screen = visible.Clip(
+            view, outcome_of, attempted | unclear, visible.done_before_clip(recording, clip)
+        )
         space = sample_space(view)
         memo: Memo = {}
         for engine, variants in engines:
@@ -195,9 +197,11 @@ def _names_actions_in_full(template: Template) -> bool:
     the fridge?"), not the one meant, a counterfactual that adds an action names one a viewer
     cannot find when it is not in the video ("had they put something on the shelf"), and "would
     they still have been able to get something from the counter" is true of any other thing on
-    the counter (a review found it ill-posed): all name their actions in full."""
+    the counter (a review found it ill-posed): all name their actions in full, as does a
+    template that says so (``actions_in_full``)."""
     return (
-        template.program.startswith("exist(")
+        template.actions_in_full
+        or template.program.startswith("exist(")
         or ADDING in template.program
         or template.program.startswith("query(executable$")
     )

@@ -149,6 +149,10 @@ def _object_variants(template: Template, references: References) -> Iterator[Tem
             # and a review from the frames found every such question vague
             continue
         for reference, (program, phrase) in references.items():
+            if template.object_references == "taken" and reference_attribute(
+                f"{template.id}/{reference}-{name}"
+            ):
+                continue
             texts = [_name_object(text, name, phrase) for text in template.texts]
             said = tuple(text for text in texts if text is not None)
             if not said:

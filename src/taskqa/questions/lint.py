@@ -32,7 +32,7 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
     ParamType.FUTURE_ACTION: ("hoi",),
     ParamType.ANY_ACTION: ("hoi",),
     ParamType.CLIP_ACTION: ("hoi",),
-    ParamType.OBJECT: ("obj", "subject", "object"),
+    ParamType.OBJECT: ("obj", "source", "destination", "instrument", "subject", "object"),
     ParamType.ATTRIBUTE: ("attribute",),
     ParamType.VALUE: ("value", "before", "after"),
     ParamType.MOMENT: ("type",),

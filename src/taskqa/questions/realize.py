@@ -9,9 +9,10 @@ noun phrase (the gerund here; "the first action" in an indirect variant).
 Objects get an article and their words (``kitchen-table`` -> "the kitchen table"), the
 preposition before an object follows the verb and what the object holds (the domain's
 ``holds``: "put the knife in the sink", "on the counter"), attribute values are said as a
-person says them ("hot", not "boiled"), and in a question that also names the other person
-"they" becomes "the person", so a pronoun never leaves open who is meant (elsewhere "they"
-stays: "the person … the person" for one referent is not English), and an object named twice
+person says them ("hot", not "boiled"), and with two people in the clip "they" becomes "the
+person" where the question also names the other person or names no one before it ("the last
+thing they took"), so a pronoun never leaves open who is meant (elsewhere "they" stays: "the
+person … the person" for one referent is not English), and only the first object named twice
 is "it" the second time. The word data is ``english.yaml``; verbs are inflected by
 ``lemminflect``.
 """
@@ -52,6 +53,18 @@ _PRONOUNS = (
     (re.compile(r"\bthem\b"), "the person"),
 )
 _SPACES = re.compile(r"  +")
+_THE_PERSON = re.compile(r"\bthe person\b", re.IGNORECASE)
+
+
+def _pronoun_first(said: str) -> bool:
+    """Whether a "they", "their" or "them" comes before any "the person" it could refer to."""
+    found = [m.start() for pattern, _ in _PRONOUNS if (m := pattern.search(said))]
+    if not found:
+        return False
+    person = _THE_PERSON.search(said)
+    return person is None or min(found) < person.start()
+
+
 _OTHER_PERSON = re.compile(r"\bother person\b", re.IGNORECASE)
 
 
@@ -246,9 +259,10 @@ class Speaker:
             return value
 
         said = self._pronouns_for_objects(_SLOT.sub(fill, text), values, params)
-        if people > 1 and _OTHER_PERSON.search(said):
-            # "they" could be either person only when the question names the other one too;
-            # otherwise it refers back to "the person", as English uses it
+        if people > 1 and (_OTHER_PERSON.search(said) or _pronoun_first(said)):
+            # "they" could be either person when the question names the other one too, or
+            # names no one before it ("was the last thing they took clean?" with two people
+            # in the clip); otherwise it refers back to "the person", as English uses it
             for pattern, replacement in _PRONOUNS:
                 said = pattern.sub(replacement, said)
         said = _SPACES.sub(" ", said)
@@ -273,15 +287,18 @@ class Speaker:
             return said
         # longest first, so "the bread knife" is never read as "the bread" and " knife"
         phrase = re.compile(r"\b[Tt]he (" + "|".join(re.escape(n) for n in nouns) + r")\b(?!')")
-        seen: set[str] = set()
+        seen: list[str] = []
         pronoun: list[str] = []  # one "it" per question, or "cut it with it" could happen
 
         def once(match: re.Match[str]) -> str:
             noun = match.group(1)
-            if noun in seen and pronoun in ([], [noun]):
+            # only the first thing named becomes "it": "if the person had not dusted the coffee
+            # table with the duster, would it have been dirty?" reads as the table
+            if seen and seen[0] == noun and pronoun in ([], [noun]):
                 pronoun[:] = [noun]
                 return "it"
-            seen.add(noun)
+            if noun not in seen:
+                seen.append(noun)
             return match.group(0)
 
         # a phrasal verb takes its pronoun before the particle: "turned it off", not "turned off it"

@@ -34,6 +34,15 @@ TAG_AXES: tuple[tuple[str, str], ...] = (
     ("reference", "reference"),
 )
 TagAxis = Literal["type", "scope", "semantic", "structural", "reference"]
+# each tag's axis, as templates declare them (questions/template.py); no tag is on two axes, so
+# a reasoning-type string says which categories it counts in
+AXIS_OF_TAG: dict[str, str] = {
+    **dict.fromkeys(("descriptive", "predictive", "counterfactual", "explanatory"), "type"),
+    **dict.fromkeys(("world", "intent", "multi-agent"), "scope"),
+    **dict.fromkeys(("action", "object", "state", "change"), "semantic"),
+    **dict.fromkeys(("query", "verify"), "structural"),
+    **dict.fromkeys(("direct", "indirect"), "reference"),
+}
 # what a structural tag says of the answer: a query asks for an open answer, a verify question
 # for yes or no (read from the question's form, so a blind model may use it)
 STRUCTURAL_KIND = {"query": ("open",), "verify": ("binary",)}

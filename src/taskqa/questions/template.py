@@ -78,6 +78,14 @@ class Template(BaseModel):
     # why-question ("to put the egg in the microwave"), ``ing`` for "what was X doing ...?"
     # ("putting the egg in the microwave"); the base form stays a right answer
     answer_form: Literal["base", "to", "ing", "will"] = "base"
+    # true: the generator never says an action's objects as "something" ("if the person had not
+    # washed something, would the pan have been clean?" leaves a viewer unsure what was washed)
+    actions_in_full: bool = False
+    # the indirect variants that refer to an object by what was done to it (questions/indirect.py):
+    # ``taken`` keeps only "the first / last thing they took", where the doing says nothing of the
+    # attribute asked ("was the thing they closed still open at the end?" reads as a riddle,
+    # "did the thing they closed stop being open?" as a tautology)
+    object_references: Literal["all", "taken"] = "all"
     # false: left out of the built-in default set because its wording failed a review done
     # from the clips' frames (the reason is in `notes`); still usable with --templates
     default: bool = True

@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from taskqa.model import ActionSegment, Recording
+from taskqa.programs.clips import Clip as ProgramClip
 from taskqa.programs.records import ClipView
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
@@ -51,6 +53,7 @@ PURPOSE_UNSEEN = "purpose after the clip"
 PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
 TASK_UNSEEN = "task named without its own things in the clip"
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
+DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 
 DONE = "done"
 # ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
@@ -59,6 +62,8 @@ _FIRST_OF_VERB = re.compile(
 )
 _FIRST_ACTION = re.compile(r"iterate_until\((?:forward|backward), filter\(video\)\)")
 _VERB = re.compile(r"\bverb@([^,()\s]+)")
+# ``exist(verb@open, obj@fridge, ...)``: did the person do this to that thing
+_EXISTS_OF_VERB = re.compile(r"exist\(verb@([^,()\s]+), obj@([^,()\s<]+),")
 _PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
 
 
@@ -69,9 +74,25 @@ class Clip:
     view: ClipView
     outcome_of: Mapping[str, str]
     tried: frozenset[str]  # action texts someone in the clip tried without doing
+    # (verb, thing) of each thing whose last handling before the clip was the person's own:
+    # "did the person need to open the fridge to get the milk?" is yes where they opened it
+    # just before the clip, which the clip, opening on an open fridge, cannot show
+    done_before: frozenset[tuple[str, str]] = frozenset()
 
     def done(self, interval_id: str) -> bool:
         return self.outcome_of.get(interval_id, DONE) == DONE
+
+
+def done_before_clip(recording: Recording, clip: ProgramClip) -> frozenset[tuple[str, str]]:
+    """(verb, thing) for each thing whose last handling before ``clip`` began (by anyone) was an
+    action of the clip's person (``Clip.done_before``)."""
+    last: dict[str, ActionSegment] = {}
+    for action in sorted(recording.actions, key=lambda a: (a.end, a.start, a.id)):
+        if action.end > clip.start:
+            break
+        for thing in action.slots.objects():
+            last[thing] = action
+    return frozenset((a.verb, thing) for thing, a in last.items() if a.agent == clip.agent)
 
 
 def unseen(
@@ -107,6 +128,9 @@ def unseen(
             return ONE_CANDIDATE
     if _FIRST_ACTION.search(program) and len(view.observed) < 2:
         return ONE_CANDIDATE
+    done = _EXISTS_OF_VERB.match(program)
+    if answer == "no" and done is not None and (done[1], done[2]) in clip.done_before:
+        return DONE_BEFORE_CLIP
     if _asks_purpose(template):
         if answer not in {i.value("hoi")[0] for i in view.observed if clip.done(i.id)}:
             return PURPOSE_UNSEEN

@@ -154,8 +154,29 @@ class Annotator:
             initial_state={
                 name: _initial_snapshot(name, view) for name, view in self.trace.initial.items()
             },
-            metadata={"episode_type": plan.kind, "domain": self.domain.name},
+            metadata={
+                "episode_type": plan.kind,
+                "domain": self.domain.name,
+                **self._interruption_metadata(ordered),
+            },
         )
+
+    def _interruption_metadata(self, ordered: list[ActionRecord]) -> dict[str, str | int]:
+        """``interruptions``: how many; ``interruption_actions``: their actions' ids (space
+        separated), told apart from detours, which also belong to no task."""
+        if not self.trace.interruptions:
+            return {}
+        ids = [
+            f"a{i:03d}"
+            for i, record in enumerate(ordered)
+            if record.task is None
+            and any(
+                record.agent == done.agent and done.start <= record.start < done.end
+                for done in self.trace.interruptions
+            )
+        ]
+        count = len(self.trace.interruptions)
+        return {"interruptions": count, "interruption_actions": " ".join(ids)}
 
     # --- actions ---------------------------------------------------------------------------
     def _segment(self, segment_id: str, record: ActionRecord) -> ActionSegment:

@@ -91,6 +91,17 @@ class SimulationConfig(BaseModel):
         le=1,
         description="Chance that an action with a `partial` list has only those effects.",
     )
+    interruption_rate: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="In a two-person episode, chance that a person, at a turn where one of the "
+        "domain's `interruptions` applies to a thing the other person (or the start) left, "
+        "first does it (closes the fridge the other left open).",
+    )
+    max_interruptions: int = Field(
+        default=2, ge=0, description="At most this many interruptions in one episode."
+    )
     gap_seconds: tuple[float, float] = Field(
         default=(0.2, 1.5), description="Pause between two actions of one agent."
     )

@@ -17,6 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from taskqa.model import ActionSlots, Attribute, TaskGraph, TaskStep
 from taskqa.problems import InvalidInputError, Problem, problems_from_validation_error
+from taskqa.simulation.interruptions import (
+    InterruptionSpec,
+    WorldCondition,
+    parse_world_condition,
+)
 from taskqa.simulation.rules import (
     SLOTS,
     Condition,
@@ -31,6 +36,7 @@ from taskqa.sources.lemma_actions import ActionStringError, parse_action
 BUILTIN_DOMAIN = "household"
 ERROR_KINDS = ("preparation", "measurement", "timing", "technique", "temperature")
 START, END = "START", "END"
+PLACE = "at"  # the `vary` key that draws where a carried thing starts, not an attribute
 
 
 class RoomSpec(BaseModel):
@@ -60,7 +66,7 @@ class ObjectSpec(BaseModel):
     vary: dict[str, list[str]] = Field(
         default_factory=dict,
         description="attribute -> the values it may start with, drawn per episode (uniformly; "
-        "repeat a value to weight it).",
+        "repeat a value to weight it); `at: [holders]` draws where a carried thing starts.",
     )
     distractor: bool = Field(
         default=False,
@@ -126,6 +132,11 @@ class DomainSpec(BaseModel):
     objects: dict[str, ObjectSpec]
     actions: dict[str, ActionSpec]
     tasks: dict[str, TaskSpec]
+    interruptions: list[InterruptionSpec] = Field(
+        default_factory=list,
+        description="What a person of a two-person episode does about a thing the other left "
+        "(see taskqa.simulation.interruptions).",
+    )
 
 
 @dataclass(frozen=True)
@@ -162,7 +173,7 @@ class Step:
 
     def bound(self, binding: Mapping[str, str]) -> Step:
         """This step with each role replaced by the object bound to it."""
-        actions = tuple(_bind_action(action, binding) for action in self.actions)
+        actions = tuple(bind_action(action, binding) for action in self.actions)
         errors = {kind: _bind_text(text, binding) for kind, text in self.errors.items()}
         return replace(self, actions=actions, text=_bind_text(self.text, binding), errors=errors)
 
@@ -176,7 +187,8 @@ def _bind_text(text: str, binding: Mapping[str, str]) -> str:
     return _ROLE_IN_TEXT.sub(lambda m: binding[m.group(1)].replace("-", " "), text)
 
 
-def _bind_action(action: GroundAction, binding: Mapping[str, str]) -> GroundAction:
+def bind_action(action: GroundAction, binding: Mapping[str, str]) -> GroundAction:
+    """``action`` with every object named in ``binding`` replaced, in its slots and its text."""
     if not any(name in binding for name in action.slots.objects()):
         return action
     slots = action.slots.model_copy(
@@ -190,6 +202,19 @@ def _bind_action(action: GroundAction, binding: Mapping[str, str]) -> GroundActi
         action.text,
     )
     return replace(action, slots=slots, text=text)
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """One declared interruption, compiled: when it applies, what is done, in which room."""
+
+    index: int  # its place in the file's list
+    when: WorldCondition
+    actions: tuple[GroundAction, ...]
+    room: str
+
+    def objects(self) -> set[str]:
+        return {self.when.obj} | {o for action in self.actions for o in action.slots.objects()}
 
 
 @dataclass(frozen=True)
@@ -226,6 +251,15 @@ class Domain:
         self.file_name = file_name
         self.schemas = {verb: _compile_schema(verb, a) for verb, a in spec.actions.items()}
         self.tasks = {name: _compile_task(name, t) for name, t in spec.tasks.items()}
+        self.interruptions = tuple(
+            Interruption(
+                index=index,
+                when=(when := parse_world_condition(entry.when)),
+                actions=tuple(ground_action(text) for text in entry.do),
+                room=spec.objects[when.obj].room,
+            )
+            for index, entry in enumerate(spec.interruptions)
+        )
         self._bound: dict[tuple[str, tuple[tuple[str, str], ...]], Task] = {}
 
     @property
@@ -246,6 +280,10 @@ class Domain:
 
     def initial_attributes(self, obj: str) -> dict[Attribute, str]:
         return {attribute_named(k): v for k, v in self.spec.objects[obj].attributes.items()}
+
+    def places(self, obj: str) -> list[str]:
+        """The holders a carried thing may start at (``vary: {at: [...]}``), with repeats."""
+        return list(self.spec.objects[obj].vary.get(PLACE, []))
 
     def objects_in(self, room: str) -> list[str]:
         return [name for name, spec in self.spec.objects.items() if spec.room == room]
@@ -379,6 +417,7 @@ def _check_domain(spec: DomainSpec, file: str) -> Iterator[Problem]:
     for name, task in spec.tasks.items():
         yield from _check_task(spec, name, task, file)
     yield from _check_distractors(spec, file)
+    yield from _check_interruptions(spec, file)
 
 
 def _check_rooms(spec: DomainSpec, file: str) -> Iterator[Problem]:
@@ -421,6 +460,9 @@ def _check_objects(spec: DomainSpec, file: str) -> Iterator[Problem]:
             except RuleError as error:
                 yield Problem.at(file, [*where, "attributes", key], str(error))
         for key, values in obj.vary.items():
+            if key == PLACE:
+                yield from _check_places(spec, name, obj, values, file)
+                continue
             if key not in obj.attributes:
                 yield Problem.at(
                     file, [*where, "vary", key], "expected an attribute the object lists"
@@ -549,7 +591,7 @@ def _check_task(spec: DomainSpec, name: str, task: TaskSpec, file: str) -> Itera
                 )
         for index, text in enumerate(step.actions):
             location = [*where, "steps", step_id, "actions", index]
-            yield from _check_ground_action(spec, task, text, file, location)
+            yield from _check_ground_action(spec, task.room, task.roles, text, file, location)
     graph = nx.DiGraph([(b, s) for s, step in task.steps.items() for b in step.after])
     if not nx.is_directed_acyclic_graph(graph):
         cycle = " -> ".join(a for a, _ in nx.find_cycle(graph))
@@ -575,9 +617,13 @@ def _check_distractors(spec: DomainSpec, file: str) -> Iterator[Problem]:
 
 
 def _check_ground_action(
-    spec: DomainSpec, task: TaskSpec, text: str, file: str, location: list[str | int]
+    spec: DomainSpec,
+    room: str,
+    roles: Mapping[str, list[str]],
+    text: str,
+    file: str,
+    location: list[str | int],
 ) -> Iterator[Problem]:
-    room = task.room
     try:
         verb, slots = parse_action(_optional(text)[0])
     except ActionStringError as error:
@@ -594,7 +640,63 @@ def _check_ground_action(
         if not names and slot != "instrument" and f"{{{slot}}}" in template:
             yield Problem.at(file, location, f"{verb!r} needs a {slot}")
         for obj in names:
-            if obj in task.roles:
+            if obj in roles:
                 continue
             if obj not in spec.objects or spec.objects[obj].room != room:
                 yield Problem.at(file, location, f"unknown object {obj!r} in room {room!r}")
+
+
+def _check_places(
+    spec: DomainSpec, name: str, obj: ObjectSpec, holders: list[str], file: str
+) -> Iterator[Problem]:
+    """``vary: {at: [...]}``: a carried thing, drawn among receptacles present in its room."""
+    where: list[str | int] = ["objects", name, "vary", PLACE]
+    if obj.fixture:
+        yield Problem.at(file, where, "a fixture never moves; expected a carried thing")
+    if not holders:
+        yield Problem.at(file, where, "expected at least one holder")
+    for index, holder in enumerate(holders):
+        found = spec.objects.get(holder)
+        if (
+            found is None
+            or found.holds is None
+            or found.room != obj.room
+            or found.distractor
+            or holder == name
+        ):
+            yield Problem.at(
+                file,
+                [*where, index],
+                f"unknown holder {holder!r}; expected a receptacle (an object with `holds`) "
+                "present in every episode of the same room",
+            )
+
+
+def _check_interruptions(spec: DomainSpec, file: str) -> Iterator[Problem]:
+    for index, entry in enumerate(spec.interruptions):
+        where: list[str | int] = ["interruptions", index]
+        try:
+            when = parse_world_condition(entry.when)
+        except RuleError as error:
+            yield Problem.at(file, [*where, "when"], str(error))
+            continue
+        obj = spec.objects.get(when.obj)
+        if obj is None:
+            yield Problem.at(file, [*where, "when"], f"unknown object {when.obj!r}")
+            continue
+        if when.attribute is not None and when.attribute.name.lower() not in obj.attributes:
+            yield Problem.at(
+                file,
+                [*where, "when"],
+                f"{when.obj!r} has no {when.attribute.name.lower()!r}; expected an attribute "
+                "the object lists",
+            )
+        holder = spec.objects.get(when.value)
+        if when.attribute is None and (holder is None or holder.holds is None):
+            yield Problem.at(
+                file, [*where, "when"], f"unknown holder {when.value!r}; expected a receptacle"
+            )
+        for position, text in enumerate(entry.do):
+            yield from _check_ground_action(
+                spec, obj.room, {}, text, file, [*where, "do", position]
+            )

@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 
 from taskqa.model import ActionSlots, Attribute, ErrorTag, Outcome
 from taskqa.simulation.config import SimulationConfig
-from taskqa.simulation.domain import Domain, GroundAction, Step, Task, ground_action
+from taskqa.simulation.domain import (
+    PLACE,
+    Domain,
+    GroundAction,
+    Interruption,
+    Step,
+    Task,
+    ground_action,
+)
+from taskqa.simulation.routes import routed, routed_objects
 from taskqa.simulation.rules import attribute_named
 from taskqa.simulation.world import WorldState
 
@@ -89,6 +98,18 @@ class EpisodePlan:
     with_errors: bool
     bound: dict[str, Task] = field(default_factory=dict)  # each task with its roles bound
     start: dict[str, dict[Attribute, str]] = field(default_factory=dict)  # objects present
+    places: dict[str, str] = field(default_factory=dict)  # where drawn things start, if drawn
+
+
+@dataclass(frozen=True)
+class InterruptionRecord:
+    """One interruption done: by whom, from when to when, which of the domain's entries."""
+
+    agent: str
+    start: int
+    end: int
+    index: int
+    actions: tuple[str, ...]
 
 
 @dataclass
@@ -98,6 +119,7 @@ class EpisodeTrace:
     steps: list[StepRecord]
     initial_zones: dict[str, str]
     initial: dict[str, ObjectView] = field(default_factory=dict)
+    interruptions: list[InterruptionRecord] = field(default_factory=list)
 
 
 def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -> EpisodePlan:
@@ -106,7 +128,7 @@ def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -
     n_agents, n_tasks = int(kind[0]), int(kind[2])
     bound = _pick_tasks(rng, domain, room, n_tasks, config)
     tasks = list(bound)
-    start = _initial_world(rng, domain, room, config)
+    start, places = _initial_world(rng, domain, room, config)
     kind = f"{n_agents}x{len(tasks)}"  # a task without a compatible partner runs alone
     zones = list(domain.spec.rooms[room].zones)
     ids = ["P1", "P2"][:n_agents]
@@ -120,7 +142,7 @@ def plan_episode(rng: random.Random, domain: Domain, config: SimulationConfig) -
     ]
     with_errors = rng.random() < config.error_episode_rate
     step_errors = _plan_step_errors(rng, domain, tasks, config) if with_errors else {}
-    return EpisodePlan(kind, room, tasks, agents, step_errors, with_errors, bound, start)
+    return EpisodePlan(kind, room, tasks, agents, step_errors, with_errors, bound, start, places)
 
 
 def _weighted(rng: random.Random, weights: dict[str, float]) -> str:
@@ -172,9 +194,11 @@ def _bind_roles(
 
 def _initial_world(
     rng: random.Random, domain: Domain, room: str, config: SimulationConfig
-) -> dict[str, dict[Attribute, str]]:
-    """Which objects are present and the state each starts in, drawn for one episode."""
+) -> tuple[dict[str, dict[Attribute, str]], dict[str, str]]:
+    """Which objects are present, the state each starts in and where the things with a
+    ``vary: {at: ...}`` start, drawn for one episode."""
     start: dict[str, dict[Attribute, str]] = {}
+    places: dict[str, str] = {}
     for name in domain.objects_in(room):
         spec = domain.spec.objects[name]
         if spec.distractor and rng.random() >= config.distractor_rate:
@@ -182,9 +206,12 @@ def _initial_world(
         attributes = domain.initial_attributes(name)
         for key, values in spec.vary.items():
             if rng.random() < config.vary_initial_rate:
-                attributes[attribute_named(key)] = rng.choice(values)
+                if key == PLACE:
+                    places[name] = rng.choice(values)
+                else:
+                    attributes[attribute_named(key)] = rng.choice(values)
         start[name] = attributes
-    return start
+    return start, places
 
 
 def _plan_step_errors(
@@ -209,7 +236,9 @@ class EpisodeSimulator:
         self.rng = rng
         self.tasks = plan.bound
         agent_ids = [a.id for a in plan.agents]
-        self.state = WorldState(domain, plan.room, agent_ids, start=plan.start or None)
+        self.state = WorldState(
+            domain, plan.room, agent_ids, start=plan.start or None, places=plan.places
+        )
         self.initial = {name: self._view(name) for name in self.state.attributes}
         self.locks: dict[str, int] = {}
         self.actions: list[ActionRecord] = []
@@ -226,6 +255,12 @@ class EpisodeSimulator:
                 self.finished.add(key)  # a skipped step no longer holds up its successors
         self.claimed: set[tuple[str, str]] = set(self.finished)
         self.usable_by_tasks = {o for t in plan.tasks for o in domain.task_objects(self.tasks[t])}
+        # the other person deals with what one left only where there is another person
+        self.interruptions = (
+            [i for i in domain.interruptions if i.room == plan.room] if len(agent_ids) > 1 else []
+        )
+        self.interrupted: list[InterruptionRecord] = []
+        self.touched_by: dict[str, tuple[int, str]] = {}  # object -> (end, agent) of last touch
 
     def run(self) -> EpisodeTrace:
         initial_zones = {a.id: a.zone for a in self.plan.agents}
@@ -243,7 +278,9 @@ class EpisodeSimulator:
                 raise EpisodeStuck(f"no agent can continue at frame {agent.free_at}")
             agent.free_at = self._next_event_after(agent.free_at)
         ordered = sorted(self.steps.values(), key=lambda s: (s.start is None, s.start or 0))
-        return EpisodeTrace(self.plan, self.actions, ordered, initial_zones, self.initial)
+        return EpisodeTrace(
+            self.plan, self.actions, ordered, initial_zones, self.initial, self.interrupted
+        )
 
     def _remaining(self, agent: AgentClock) -> bool:
         return any(
@@ -259,11 +296,13 @@ class EpisodeSimulator:
 
     def _act(self, agent: AgentClock) -> bool:
         now = agent.free_at
+        if self._interrupt(agent):
+            return True
         open_steps = [
             (task, step)
             for task in agent.tasks
             for step in self.tasks[task].steps.values()
-            if (task, step.id) not in self.claimed and self._unlocked(step.objects(), now)
+            if (task, step.id) not in self.claimed and self._unlocked(self._objects_now(step), now)
         ]
         ready = [(t, s) for t, s in open_steps if self._predecessors_done(t, s)]
         chosen = self._choose(agent, ready, open_steps)
@@ -326,6 +365,10 @@ class EpisodeSimulator:
                     progress = True
         return not left
 
+    def _objects_now(self, step: Step) -> set[str]:
+        """What ``step`` would touch if begun now, taking things from where they are."""
+        return routed_objects(self.state, self.domain, step.actions)
+
     def _predecessors_done(self, task: str, step: Step) -> bool:
         return all((task, before) in self.finished for before in step.after)
 
@@ -346,28 +389,29 @@ class EpisodeSimulator:
             record.modified = description
             if planned == "timing":
                 stretch = self.rng.choice((0.3, 2.5))
-        if early:
-            texts = ", ".join(self.tasks[task].steps[b].text.lower() for b in early)
-            record.errors.append((ErrorTag.ORDER, f"Done before: {texts}"))
         self.claimed.add(key)
         start, done_before = agent.free_at, len(self.actions)
-        for index, action in enumerate(step.actions):
+        actions = routed(self.state, self.domain, step.actions)  # from where things really are
+        for index, action in enumerate(actions):
             schema = self.domain.schemas[action.verb]
             if self.state.violated(schema, action.slots, agent.id) and self.state.already_done(
                 schema, action.slots, agent.id
             ):
                 continue  # already as the step wants it: the person skips it
-            if self._leaves_out(agent, action, step.actions[index + 1 :]):
+            if self._leaves_out(agent, action, actions[index + 1 :]):
                 continue
             for attempt in range(MAX_TRIES):
-                outcome = self._outcome(agent, action, step.actions[index + 1 :], attempt)
+                outcome = self._outcome(agent, action, actions[index + 1 :], attempt)
                 self._do(agent, action, task, step.id, stretch, outcome)
                 if outcome is not Outcome.FAILED:
                     break
         # A step whose every action was already done takes no time: the person saw it done.
         end = self.actions[-1].end if len(self.actions) > done_before else start
+        if early and end > start:  # a step found already done is no slip of order
+            texts = ", ".join(self.tasks[task].steps[b].text.lower() for b in early)
+            record.errors.append((ErrorTag.ORDER, f"Done before: {texts}"))
         record.agent, record.start, record.end = agent.id, start, end
-        for obj in step.objects():
+        for obj in step.objects() | {o for a in actions for o in a.slots.objects()}:
             self.locks[obj] = agent.free_at
         self.finished.add(key)
 
@@ -441,7 +485,7 @@ class EpisodeSimulator:
     def _can_take_over(self, agent: AgentClock, task: str, step: Step, needed: set[str]) -> bool:
         if (task, step.id) in self.claimed or not self._predecessors_done(task, step):
             return False
-        if not self._unlocked(step.objects() - needed, agent.free_at):
+        if not self._unlocked(self._objects_now(step) - needed, agent.free_at):
             return False
         scratch = self.state.copy()
         for obj in needed:
@@ -477,6 +521,112 @@ class EpisodeSimulator:
             for obj in action.slots.objects():
                 self.locks[obj] = agent.free_at
 
+    def _interrupt(self, agent: AgentClock) -> bool:
+        """Sometimes first deal with a thing the other person (or the start) left: one of the
+        domain's ``interruptions``, only where every remaining step of both stays possible
+        (they may take another route: open the fridge again, take the jar from the cupboard)."""
+        if len(self.interrupted) >= self.config.max_interruptions:
+            return False
+        applicable = [i for i in self.interruptions if self._applies(i, agent)]
+        if not applicable or self.rng.random() >= self.config.interruption_rate:
+            return False
+        self.rng.shuffle(applicable)
+        for interruption in applicable:
+            actions = self._harmless_actions(interruption, agent)
+            if actions:
+                break
+        else:
+            return False
+        start = agent.free_at
+        for action in actions:
+            self._do(agent, action, None, None, 1.0)
+        for obj in interruption.objects():
+            self.locks[obj] = agent.free_at
+        texts = tuple(action.text for action in actions)
+        end = self.actions[-1].end
+        self.interrupted.append(InterruptionRecord(agent.id, start, end, interruption.index, texts))
+        return True
+
+    def _applies(self, interruption: Interruption, agent: AgentClock) -> bool:
+        """Its condition holds, its things are free, the thing was last touched by someone
+        else (or left so from the start), and any carried thing it touches is one no remaining
+        step uses before taking it from where it is."""
+        objects = interruption.objects()
+        if not objects <= set(self.state.attributes) or not self._unlocked(objects, agent.free_at):
+            return False
+        if not interruption.when.holds(self.state.attributes, self.state.location):
+            return False
+        if self.touched_by.get(interruption.when.obj, (0, ""))[1] == agent.id:
+            return False
+        carried = {o for o in objects if not self.domain.spec.objects[o].fixture}
+        return all(self._taken_first(obj) for obj in carried)
+
+    def _taken_first(self, obj: str) -> bool:
+        """Whether every remaining step that names ``obj`` first takes it from its holder, or
+        comes after a remaining step that does: moving it then only changes where it is taken
+        from (never a pour from a milk carton shut in the fridge)."""
+        for task in self.plan.tasks:
+            steps = self.tasks[task].steps
+            left = [step_id for step_id in steps if (task, step_id) not in self.claimed]
+            naming = {
+                step_id: [a for a in steps[step_id].actions if obj in a.slots.objects()]
+                for step_id in left
+            }
+            takes = {
+                step_id
+                for step_id, actions in naming.items()
+                if actions and actions[0].slots.patient == [obj] and actions[0].slots.source
+            }
+            for step_id, actions in naming.items():
+                if actions and step_id not in takes and not _ancestors(steps, step_id) & takes:
+                    return False
+        return True
+
+    def _harmless_actions(
+        self, interruption: Interruption, agent: AgentClock
+    ) -> list[GroundAction]:
+        """The interruption's actions that change something (one already as it wants is
+        skipped), tried on a scratch world; empty where one cannot run or a remaining step of
+        either person would become impossible."""
+        scratch = self.state.copy()
+        done: list[GroundAction] = []
+        for action in interruption.actions:
+            schema = self.domain.schemas[action.verb]
+            if scratch.violated(schema, action.slots, agent.id):
+                if scratch.already_done(schema, action.slots, agent.id):
+                    continue
+                return []
+            scratch.apply(schema, action.slots, agent.id)
+            done.append(action)
+        return done if done and self._steps_still_possible(scratch) else []
+
+    def _steps_still_possible(self, scratch: WorldState) -> bool:
+        """Whether every unclaimed step of the episode can still be done from ``scratch`` in
+        some order that respects ``after``, each by a person whose task it is."""
+        done = set(self.claimed)
+        left = {
+            (task, step.id): step
+            for task in self.plan.tasks
+            for step in self.tasks[task].steps.values()
+            if (task, step.id) not in done
+        }
+        owners = {t: [a.id for a in self.plan.agents if t in a.tasks] for t in self.plan.tasks}
+        progress = True
+        while left and progress:
+            progress = False
+            for (task, step_id), step in sorted(left.items()):
+                if not all((task, before) in done for before in step.after):
+                    continue
+                for who in owners[task]:
+                    trial = scratch.copy()
+                    if _run_step(trial, self.domain, step, who):
+                        scratch = trial
+                        done.add((task, step_id))
+                        del left[(task, step_id)]
+                        progress = True
+                        break
+        return not left
+
     def _do(
         self,
         agent: AgentClock,
@@ -491,6 +641,8 @@ class EpisodeSimulator:
         zone = self._action_zone(action.slots, agent)
         before = {o: self._view(o) for o in objects}
         self.state.apply(schema, action.slots, agent.id, outcome)
+        for obj in objects:
+            self.touched_by[obj] = max(self.touched_by.get(obj, (0, "")), (agent.free_at, agent.id))
         after = {o: self._view(o) for o in objects}
         low, high = schema.duration
         frames = max(1, round(self.rng.uniform(low, high) * stretch * self.domain.fps))
@@ -540,9 +692,22 @@ def object_view(state: WorldState, obj: str) -> ObjectView:
     )
 
 
+def _ancestors(steps: dict[str, Step], step_id: str) -> set[str]:
+    """The steps that must come before ``step_id``, directly or through others."""
+    found: set[str] = set()
+    todo = list(steps[step_id].after)
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            todo.extend(steps[current].after)
+    return found
+
+
 def _run_step(state: WorldState, domain: Domain, step: Step, agent: str) -> bool:
-    """Apply ``step`` to ``state`` if every action's preconditions hold in turn."""
-    return _run_actions(state, domain, step.actions, agent)
+    """Apply ``step`` to ``state`` if every action's preconditions hold in turn, taking each
+    thing from where it really is (``routed``)."""
+    return _run_actions(state, domain, routed(state, domain, step.actions), agent)
 
 
 def _run_actions(

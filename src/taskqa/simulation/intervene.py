@@ -69,7 +69,7 @@ def replay(
     out again; None when one of them can no longer be done."""
     trace = run.trace
     agents = [a.id for a in trace.plan.agents]
-    state = WorldState(run.domain, trace.plan.room, agents, start=start)
+    state = WorldState(run.domain, trace.plan.room, agents, start=start, places=trace.plan.places)
     initial = {name: object_view(state, name) for name in state.attributes}
     done: list[ActionRecord] = []
     for record in records:
@@ -85,7 +85,7 @@ def replay(
         after = {o: object_view(state, o) for o in objects}
         done.append(replace(record, before=before, after=after))
     plan = replace(trace.plan, start=start)
-    return EpisodeTrace(plan, done, trace.steps, trace.initial_zones, initial)
+    return EpisodeTrace(plan, done, trace.steps, trace.initial_zones, initial, trace.interruptions)
 
 
 def variants(run: EpisodeRun, per_kind: int = 2, seed: int = 0) -> Iterator[Variant]:

@@ -2,8 +2,9 @@
 
 Counts, over a corpus, how often each object starts away from its domain default, how often
 each distractor is present, which object each task role took, how many steps were already done
-at the start, and how many actions failed or were partial. ``benchmarks/bench_simulate.py``
-prints it; the figures in docs/simulated-world.md come from it.
+at the start, how many actions failed or were partial, how many times the other person dealt with
+a thing one left (interruptions) and how often a thing started somewhere else than its default.
+``benchmarks/bench_simulate.py`` prints it; the figures in docs/simulated-world.md come from it.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from taskqa.model import Outcome, Recording
-from taskqa.simulation.domain import Domain
+from taskqa.simulation.domain import PLACE, Domain
 
 
 def variation_summary(recordings: Iterable[Recording], domain: Domain) -> dict[str, Any]:
+    """The figures of docs/simulated-world.md's table, as a JSON-ready dict."""
     recordings = list(recordings)
     actions = [a for r in recordings for a in r.actions]
     outcomes = Counter(a.outcome.value for a in actions)
@@ -29,6 +31,8 @@ def variation_summary(recordings: Iterable[Recording], domain: Domain) -> dict[s
         "initial_states": _initial_states(recordings, domain),
         "distractors": _distractors(recordings, domain),
         "roles": _roles(recordings, domain),
+        "interruptions": _interruptions(recordings),
+        "placements": _placements(recordings, domain),
         "steps_already_done": sum(
             1
             for r in recordings
@@ -87,3 +91,38 @@ def _roles(recordings: list[Recording], domain: Domain) -> dict[str, dict[str, i
                 for obj in sorted(used & set(options)):
                     chosen[f"{task_name}.{role}"][obj] += 1
     return {key: dict(sorted(counts.items())) for key, counts in sorted(chosen.items())}
+
+
+def _interruptions(recordings: list[Recording]) -> dict[str, Any]:
+    """How many interruptions, in how many of the two-person episodes, and by first verb."""
+    pairs = [r for r in recordings if len(r.agents) > 1]
+    counts = [int(r.metadata.get("interruptions", 0)) for r in pairs]
+    by_verb: Counter[str] = Counter()
+    for recording in pairs:
+        ids = set(str(recording.metadata.get("interruption_actions", "")).split())
+        by_verb.update(a.verb for a in recording.actions if a.id in ids)
+    return {
+        "total": sum(counts),
+        "two_person_episodes": len(pairs),
+        "episodes_with_one": sum(1 for c in counts if c > 0),
+        "actions_by_verb": dict(sorted(by_verb.items())),
+    }
+
+
+def _placements(recordings: list[Recording], domain: Domain) -> dict[str, Any]:
+    """Per thing with ``vary: {at: ...}``: the episodes it started at each holder."""
+    starts: dict[str, Counter[str]] = defaultdict(Counter)
+    off_default = 0
+    for recording in recordings:
+        for name, snapshot in recording.initial_state.items():
+            spec = domain.spec.objects.get(name)
+            if spec is None or PLACE not in spec.vary:
+                continue
+            holders = [r.object for r in snapshot.relations if r.object is not None]
+            holder = holders[0] if holders else "nowhere"
+            starts[name][holder] += 1
+            off_default += holder != spec.at
+    return {
+        "off_default": off_default,
+        "by_object": {name: dict(sorted(c.items())) for name, c in sorted(starts.items())},
+    }

@@ -31,9 +31,11 @@ class WorldState:
         room: str,
         agents: Iterable[str],
         start: Mapping[str, Mapping[Attribute, str]] | None = None,
+        places: Mapping[str, str] | None = None,
     ) -> None:
         """The room as the domain describes it, or, given ``start``, just those objects in
-        those states (one episode's draw of distractors and initial values)."""
+        those states (one episode's draw of distractors and initial values); ``places`` puts
+        things somewhere else than their domain ``at`` (one episode's draw of placements)."""
         self.domain = domain
         self.agents = set(agents)
         self.attributes: dict[str, dict[Attribute, str]] = {}
@@ -44,8 +46,9 @@ class WorldState:
             self.attributes[name] = (
                 dict(start[name]) if start is not None else domain.initial_attributes(name)
             )
-            if spec.at is not None:
-                self.location[name] = spec.at
+            place = (places or {}).get(name, spec.at)
+            if place is not None:
+                self.location[name] = place
 
     def copy(self) -> WorldState:
         clone = object.__new__(WorldState)

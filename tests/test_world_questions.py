@@ -1,0 +1,121 @@
+"""The questions the world decides (docs/questions.md): their answers vary across clips of one
+text, and each agrees with what the recording shows, checked here from the actions themselves
+rather than through the program executor."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from taskqa.model import ActionSegment, Recording
+from taskqa.programs.clips import read_clips
+from taskqa.programs.records import plain_action
+from taskqa.questions.check import check_questions
+from taskqa.questions.config import GenerationConfig
+from taskqa.questions.generate import clips_path, generate_file
+from taskqa.questions.template import load_templates
+from taskqa.questions.world import CorpusWorld
+from taskqa.simulation.domain import Domain
+
+WORLD_DECIDES = (
+    "descriptive/world/scene-state",
+    "descriptive/world/scene-state-verify",
+    "descriptive/world/start-state",
+    "descriptive/world/end-state",
+    "descriptive/world/stopped-being",
+    "descriptive/world/still-at-end",
+    "explanatory/world/needed-open",
+    "explanatory/world/needed-turn-on",
+    "counterfactual/world/would-have-been",
+)
+
+
+@pytest.fixture(scope="module")
+def generated(
+    tmp_path_factory: pytest.TempPathFactory, small_corpus: list[Recording], domain: Domain
+) -> tuple[list[dict[str, object]], Path, list[Recording]]:
+    recordings = small_corpus[:30]
+    templates = [t for t in load_templates() if t.id in WORLD_DECIDES]
+    assert {t.id for t in templates} == set(WORLD_DECIDES)
+    out = tmp_path_factory.mktemp("world") / "questions.jsonl"
+    generate_file(
+        recordings, templates, out, GenerationConfig(obfuscation=0), domain.templates, domain=domain
+    )
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    return records, out, recordings
+
+
+def test_one_text_has_more_than_one_answer(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]],
+) -> None:
+    """What balancing keeps: for every template, some text is answered differently on two
+    clips, which a text-only model cannot do."""
+    records, _, _ = generated
+    answers: dict[tuple[object, object], set[object]] = defaultdict(set)
+    for record in records:
+        answers[(record["template"], record["question"])].add(record["answer"])
+    for template in WORLD_DECIDES:
+        varied = [t for (name, t), found in answers.items() if name == template and len(found) > 1]
+        assert varied, template
+
+
+def test_stored_answers_check_out(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    records, out, recordings = generated
+    world = CorpusWorld.of(recordings, domain.templates)
+    assert check_questions(out, world) == (len(records), [])
+
+
+def test_needed_open_is_whether_the_person_opened_it_first(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]],
+) -> None:
+    """Yes exactly where the clip shows the person opening the thing before their first take
+    from it, read off the recording's actions."""
+    checked = 0
+    for record, shown, params in _asked(generated, "explanatory/world/needed-open"):
+        thing = params["o"]
+        first_take = next(a for a in shown if thing in a.slots.source)
+        opened = any(
+            a.verb == "open" and thing in a.slots.patient and a.end <= first_take.start
+            for a in shown
+        )
+        assert record["answer"] == ("yes" if opened else "no"), record["question"]
+        checked += 1
+    assert checked >= 10
+
+
+def test_would_have_been_is_how_the_thing_stood_before(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    checked = 0
+    for record, shown, params in _asked(generated, "counterfactual/world/would-have-been"):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        transition = action.transition(str(params["o"]))
+        assert transition is not None
+        before = {k.value: v for k, v in transition.before.attributes.items()}
+        expected = "yes" if before[str(params["f"])] == params["fv"] else "no"
+        assert record["answer"] == expected, record["question"]
+        checked += 1
+    assert checked >= 3
+
+
+def _asked(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], template: str
+) -> Iterator[tuple[dict[str, object], list[ActionSegment], dict[str, str]]]:
+    """Each question of ``template`` with its clip's shown actions and its parameters."""
+    records, out, recordings = generated
+    clips = read_clips(clips_path(out))
+    by_id = {r.id: r for r in recordings}
+    for record in records:
+        if record["template"] != template:
+            continue
+        clip = clips[str(record["clip"])].clip
+        shown = [a for a in by_id[clip.recording].actions if a.id in clip.observed]
+        params = record["params"]
+        assert isinstance(params, dict)
+        yield record, shown, {str(k): str(v) for k, v in params.items()}
