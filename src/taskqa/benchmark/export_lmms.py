@@ -327,24 +327,32 @@ SPLIT_FILES = ("train", "validation", "test")
 def task_yaml(
     family: str, data: Path, clip_fps: str = "null", splits: Sequence[str] = SPLIT_FILES
 ) -> str:
-    return TASK_YAML.format(
-        family=family,
-        data=data.as_posix(),
-        data_files=_data_files(data / family, splits),
-        clip_fps=clip_fps,
-        pair_metric=PAIR_METRIC if family == PAIR_FAMILY else "",
-        **_fields(),
-    )
+    pair_metric = PAIR_METRIC if family == PAIR_FAMILY else ""
+    return _task(TASK_YAML, family, data, family, clip_fps, splits, pair_metric=pair_metric)
 
 
 def choice_task_yaml(
     family: str, data: Path, clip_fps: str = "null", splits: Sequence[str] = SPLIT_FILES
 ) -> str:
-    return TASK_MC_YAML.format(
+    return _task(TASK_MC_YAML, family, data, f"{family}-mc", clip_fps, splits)
+
+
+def _task(
+    template: str,
+    family: str,
+    data: Path,
+    folder: str,
+    clip_fps: str,
+    splits: Sequence[str],
+    **extra: str,
+) -> str:
+    """One task's YAML: ``template`` filled for ``family``, its Parquet files in ``data/folder``."""
+    return template.format(
         family=family,
         data=data.as_posix(),
-        data_files=_data_files(data / f"{family}-mc", splits),
+        data_files=_data_files(data / folder, splits),
         clip_fps=clip_fps,
+        **extra,
         **_fields(),
     )
 

@@ -80,6 +80,7 @@ def questions_for_recording(
     people = len(recording.agents)
     questions: list[Question] = []
     outcome_of = {action.id: action.outcome for action in recording.actions}
+    ended = visible.by_end(recording)
     for clip in cut_clips(recording, config.clips):
         wanted = None if texts is None else WantedTexts(texts(clip))
         if wanted is not None and not wanted:
@@ -89,7 +90,7 @@ def questions_for_recording(
         attempted = attempted_actions(view, outcome_of)
         unclear = _tried_not_done(view, outcome_of, attempted)
         on_screen = visible.Clip(
-            view, outcome_of, attempted | unclear, visible.done_before_clip(recording, clip)
+            view, outcome_of, attempted | unclear, visible.done_before_clip(ended, clip)
         )
         space = sample_space(view)
         memo: Memo = {}

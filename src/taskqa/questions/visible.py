@@ -30,7 +30,7 @@ Each rule returns the reason a question is dropped, counted by generation per re
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -83,11 +83,18 @@ class Clip:
         return self.outcome_of.get(interval_id, DONE) == DONE
 
 
-def done_before_clip(recording: Recording, clip: ProgramClip) -> frozenset[tuple[str, str]]:
+def by_end(recording: Recording) -> list[ActionSegment]:
+    """The recording's actions in the order they end (``done_before_clip`` reads them so)."""
+    return sorted(recording.actions, key=lambda a: (a.end, a.start, a.id))
+
+
+def done_before_clip(
+    actions_by_end: Sequence[ActionSegment], clip: ProgramClip
+) -> frozenset[tuple[str, str]]:
     """(verb, thing) for each thing whose last handling before ``clip`` began (by anyone) was an
-    action of the clip's person (``Clip.done_before``)."""
+    action of the clip's person (``Clip.done_before``); ``actions_by_end`` from ``by_end``."""
     last: dict[str, ActionSegment] = {}
-    for action in sorted(recording.actions, key=lambda a: (a.end, a.start, a.id)):
+    for action in actions_by_end:
         if action.end > clip.start:
             break
         for thing in action.slots.objects():
