@@ -318,6 +318,9 @@ def _sample_space(view: ClipView) -> dict[ParamType, list[Any]]:
         ParamType.FUTURE_ACTION: _actions(view.future),
         ParamType.ANY_ACTION: _actions(view.observed + view.future),
         ParamType.CLIP_ACTION: _actions(view.observed + view.others + view.future),
+        ParamType.TASK: sorted(
+            {t for i in view.observed + view.others + view.future for t in i.value("task")}
+        ),
         ParamType.OBJECT: sorted({o for i in view.observed for o in i.value("obj")}),
         ParamType.ATTRIBUTE: sorted({a for a, _ in pairs}),
         ParamType.VALUE: sorted(pairs),

@@ -171,6 +171,26 @@ def test_a_named_answer_is_the_only_verb_that_makes_the_change(
     assert count > 20
 
 
+def test_would_have_been_is_asked_only_of_what_the_action_writes(
+    flagged: list[tuple[str, Found]], rules: Rules
+) -> None:
+    """ "If the person had not got the tomato, would it have been whole?" is yes by the schema
+    (getting writes no shape), so the rule drops it; what washing or filling writes stays, and
+    there both answers occur."""
+    knowledge = rules.knowledge
+    assert knowledge is not None
+    template = "counterfactual/world/would-have-been"
+    dropped = [i for e, i, _, _, _ in _of(flagged, FROM_SCHEMA) if e.template.id == template]
+    unwritten = []
+    for instance in dropped:
+        said = parts(instance.values["a"])
+        slot = next(s for s, names in said.slots.items() if instance.values["o"] in names)
+        if (slot, instance.values["f"]) not in knowledge.verbs[said.verb].writes:
+            unwritten.append(instance.answer)
+    assert len(unwritten) > 20
+    assert set(unwritten) == {"yes"}
+
+
 def test_circular_whys_change_what_the_question_names(flagged: list[tuple[str, Found]]) -> None:
     circular = list(_of(flagged, CIRCULAR))
     assert circular

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from taskqa.causal.preconditions import schema_replay
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import read_clips
 from taskqa.programs.records import plain_action
@@ -31,6 +32,8 @@ WORLD_DECIDES = (
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
     "counterfactual/world/would-have-been",
+    "counterfactual/world/first-impossible",
+    "descriptive/intent/task-verify",
 )
 
 
@@ -102,6 +105,44 @@ def test_would_have_been_is_how_the_thing_stood_before(
         assert record["answer"] == expected, record["question"]
         checked += 1
     assert checked >= 3
+
+
+def test_first_impossible_is_the_first_later_step_the_replay_fails(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """Replaying the recording without the named action (the domain's schemas), the answer is
+    the first of the person's later shown actions that fails, and never simply their next one
+    (that question is degenerate: "what did they do next" answers it)."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    checked = 0
+    for record, shown, params in _asked(generated, "counterfactual/world/first-impossible"):
+        removed = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        replay = schema_replay(by_id[str(record["recording"])], domain)
+        assert replay is not None
+        possible = replay.executable([removed.id])
+        later = [a for a in shown if a.start >= removed.end]
+        failing = [a for a in later if not possible[a.id]]
+        assert failing, record["question"]
+        said = [record["answer"], *record["answer_aliases"]]  # type: ignore[misc]
+        assert plain_action(failing[0], domain.templates) in said, record["question"]
+        assert failing[0].id != later[0].id, record["question"]
+        checked += 1
+    assert checked >= 3
+
+
+def test_task_verify_is_the_task_the_action_served(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """Yes exactly where the named action's own task label is the asked one; both answers
+    occur, and a "no" names a task of the clip (often the other person's)."""
+    answers = set()
+    for record, shown, params in _asked(generated, "descriptive/intent/task-verify"):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        assert len(action.tasks) == 1, record["question"]
+        assert record["answer"] == ("yes" if params["t"] in action.tasks else "no")
+        answers.add(record["answer"])
+    assert answers == {"yes", "no"}
 
 
 def _asked(

@@ -54,6 +54,7 @@ class SampleSpace:
     object_attributes: Mapping[str, tuple[str, ...]]
     hidden: Mapping[str, tuple[str, str]]  # action text -> (first object hidden, first two hidden)
     verbs: tuple[str, ...] = ()  # verbs done to a thing: both people's shown and the next ones
+    tasks: tuple[str, ...] = ()  # task labels of both people's shown and the person's next actions
 
     def options(
         self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, owner: str | None
@@ -76,6 +77,7 @@ class SampleSpace:
             ParamType.ATTRIBUTE: self.attributes,
             ParamType.MOMENT: MOMENTS,
             ParamType.VERB: self.verbs,
+            ParamType.TASK: self.tasks,
         }[kind]
 
 
@@ -108,6 +110,11 @@ def sample_space(view: ClipView) -> SampleSpace:
                     for i in (*view.observed, *view.others, *view.future)
                     if i.value("patient")
                 }
+            )
+        ),
+        tasks=tuple(
+            sorted(
+                {t for i in (*view.observed, *view.others, *view.future) for t in i.value("task")}
             )
         ),
     )
@@ -244,6 +251,16 @@ class Instantiator:
             if node.function == "filter" and narrows:
                 found.append(index)
         return found
+
+    def _picks_by_executability(self, node: Node) -> bool:
+        """Whether ``node`` keeps the steps that would (not) be possible from a counterfactual's
+        later steps: a choice even when one step is left ("if they had not got the cup, what
+        could they not have done?" where drinking is their one later step is "what did they do
+        next"), where a filter naming an action over one step only names it."""
+        tokens = [t for a in node.arguments for t in _tokens(a)]
+        return any(t.startswith("executable@") for t in tokens) and any(
+            self.program.nodes[i].function == "counterfactual" for i in node.inputs
+        )
 
     def _downstream(self, index: int) -> list[int]:
         """The nodes whose result depends on node ``index``, in execution order."""
@@ -415,7 +432,7 @@ class Instantiator:
             inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
             arguments = self.plans[index].arguments(bound)
             pool = candidates(view, arguments, inputs)
-            if len(pool) < 2:
+            if len(pool) < 2 and not self._picks_by_executability(node):
                 continue  # a guard: nothing to choose among
             trial = list(results)
             trial[index] = pool

@@ -37,6 +37,7 @@ KEYS: dict[ParamType, tuple[str, ...]] = {
     ParamType.VALUE: ("value", "before", "after"),
     ParamType.MOMENT: ("type",),
     ParamType.VERB: ("verb",),
+    ParamType.TASK: ("task",),
 }
 """The condition keys a parameter of each type may fill in a program: ``hoi@{a}``, ``obj@{o}``."""
 

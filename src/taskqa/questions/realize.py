@@ -256,6 +256,8 @@ class Speaker:
                 return attribute_doing(value)
             if kind is ParamType.VERB:
                 return done_verb(value, form or "past")
+            if kind is ParamType.TASK:
+                return self.task(value)
             return value
 
         said = self._pronouns_for_objects(_SLOT.sub(fill, text), values, params)

@@ -34,6 +34,9 @@ class ParamType(StrEnum):
     # done to a thing ("the first thing the person opened"): references resolve over the actions
     # a viewer sees acted out, not over the state log
     VERB = "verb"
+    # a task label of either person's actions in the clip or the person's next ones ("making
+    # coffee"): a yes/no about which task an action served names the other person's task too
+    TASK = "task"
 
 
 ACTION_PARAMS = frozenset(

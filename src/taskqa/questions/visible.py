@@ -147,6 +147,14 @@ def unseen(
         shown_things = {o for i in view.observed for o in i.value("obj")}
         if not own_things(domain).get(answer, frozenset()) & shown_things:
             return TASK_UNSEEN
+    if "task@" in template.program and domain is not None:
+        # "was the person making coffee when they opened the fridge?": a viewer says yes or no
+        # only if the clip shows the task the action served, by a thing of that task alone
+        asked = {values[n] for n, kind in template.params.items() if kind is ParamType.ACTION}
+        served = {t for i in view.observed if i.value("hoi")[0] in asked for t in i.value("task")}
+        shown_things = {o for i in view.observed for o in i.value("obj")}
+        if len(served) != 1 or not own_things(domain).get(served.pop(), frozenset()) & shown_things:
+            return TASK_UNSEEN
     about = reference_attribute(template.id)
     if about is not None and any(
         values[n] != about for n, kind in template.params.items() if kind is ParamType.ATTRIBUTE

@@ -70,6 +70,7 @@ class Shape:
     why_change: tuple[str | None, str | None] | None = None  # or the change (obj, attr)
     link: tuple[str, str] | None = None  # (cause, effect) action params of a dependency
     changed: bool = False  # the root reads an interval kept only where the change happened
+    after_guard: bool = False  # a guard keeps the interval only where the asked state held after
 
 
 def _conditions(node: Node) -> dict[str, str]:
@@ -94,21 +95,23 @@ def _named_action(program: Program, index: int) -> str | None:
     return _chain(program, index)[0]
 
 
-def _chain(program: Program, index: int) -> tuple[str | None, bool]:
-    """The action param a chain picks directly, and whether a guard on it needs a change."""
+def _chain(program: Program, index: int) -> tuple[str | None, bool, bool]:
+    """The action param a chain picks directly, whether a guard on it needs a change, and
+    whether one needs a state after the action."""
     node = program.nodes[index]
-    changed = False
+    changed = after = False
     while True:
         if node.function == "only" and node.inputs:
             node = program.nodes[node.inputs[0]]
         elif node.function == "filter" and _first(node) in ("state", "change") and node.inputs:
             changed = changed or _first(node) == "change"
+            after = after or _conditions(node).get("type") == "after"
             node = program.nodes[node.inputs[0]]  # a guard on the same interval
         elif node.function == "filter" and not node.inputs:
             match = _PARAM.match(_conditions(node).get("hoi", ""))
-            return (match.group(1) if match else None), changed
+            return (match.group(1) if match else None), changed, after
         else:
-            return None, changed
+            return None, changed, after
 
 
 @lru_cache(maxsize=4096)
@@ -121,10 +124,11 @@ def shape_of(program_text: str) -> Shape:
     shape = Shape()
     if kind and root.inputs:
         value_key = next((k for k in ("value", "before", "after") if k in found), None)
-        named, changed = _chain(program, root.inputs[0])
+        named, changed, after_guard = _chain(program, root.inputs[0])
         shape = Shape(
             named=named,
             changed=changed,
+            after_guard=after_guard,
             kind=kind,
             obj=found.get("obj"),
             attribute=found.get("attribute"),
@@ -288,6 +292,17 @@ class Rules:
             return None
         if shape.kind == "state":
             moment = _resolve(shape.moment, values, owner)
+            facts = knowledge.verbs.get(verb)
+            if (
+                shape.after_guard
+                and moment == "before"
+                and facts
+                and (slot, attribute) not in facts.writes
+            ):
+                # "if the person had not got the tomato, would it have been whole?": a state
+                # before the action, asked where it held after, is that same state unless the
+                # action can write it (washing a tomato that may have been clean already)
+                return _resolve(shape.value, values, owner)
             compared = _PARAM.match(shape.moment or "") is not None
             return knowledge.state(verb, slot, attribute, moment or "", compared=compared)
         side = (shape.selects or "").rstrip("$") or shape.value_key or ""
