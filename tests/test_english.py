@@ -15,7 +15,7 @@ from taskqa.questions.indirect import ACTION_REFERENCES, THING_REFERENCES, with_
 from taskqa.questions.realize import FORMS, Speaker, conjugate, parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template, load_templates
 from taskqa.questions.words import Unsayable, words
-from taskqa.simulation.domain import Domain
+from taskqa.simulation.domain import Domain, load_domain
 from taskqa.sources.lemma_actions import SLOT_NAMES, format_action
 
 _SLOTS = re.compile(r"\{(patient|source|destination|instrument)\}")
@@ -119,6 +119,7 @@ def test_every_template_reads_as_english_over_the_whole_domain(
                         entry = words().attributes.get
                         assert any(
                             (kind is ParamType.VALUE and filled[name] not in words().made)
+                            or ("{" + name + ":left}" in text and filled[name] not in words().left)
                             or (
                                 kind is ParamType.ATTRIBUTE
                                 and (
@@ -156,6 +157,9 @@ def _fill(
         elif kind is ParamType.VERB:
             done = sorted(words().done_to)
             filled[name] = done[pick % len(done)]
+        elif kind is ParamType.TASK:
+            tasks = sorted(load_domain().spec.tasks)
+            filled[name] = tasks[pick % len(tasks)]
     attribute, value = values[row % len(values)]
     for name, kind in template.params.items():
         if kind is ParamType.ATTRIBUTE:
@@ -188,10 +192,17 @@ def _check(
             assert f"the {speaker.noun(value)}" in question, where
         elif kind is ParamType.VALUE:
             made = words().made.get(value, {})  # said by what is done: "opened", "turn on"
-            said = [words().spoken_values.get(value, value), *made.values()]
+            left = words().left.get(value)  # said by what it underwent losing it: "closed"
+            said = [
+                words().spoken_values.get(value, value),
+                *made.values(),
+                *([left] if left else []),
+            ]
             assert any(form in question for form in said), where
         elif kind is ParamType.VERB:  # said by what it does to a thing: "turned on"
             assert any(form in question for form in words().done_to[value].values()), where
+        elif kind is ParamType.TASK:  # as a person names it: "making coffee"
+            assert speaker.task(value) in question, where
         elif kind in ACTION_PARAMS:
             _check_action(value, speaker, question, where)
 

@@ -28,6 +28,8 @@ WORLD_DECIDES = (
     "descriptive/world/start-state",
     "descriptive/world/end-state",
     "descriptive/world/stopped-being",
+    "descriptive/world/stopped-being-before",
+    "descriptive/world/stopped-being-after",
     "descriptive/world/still-at-end",
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
@@ -129,6 +131,68 @@ def test_first_impossible_is_the_first_later_step_the_replay_fails(
         assert failing[0].id != later[0].id, record["question"]
         checked += 1
     assert checked >= 3
+
+
+def test_stopped_being_before_is_a_change_between_the_first_step_and_the_asked_one(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """Yes exactly where an action of either person, after the person's first shown step and
+    ended before the asked step began, changed the thing's attribute away from the value."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    answers = set()
+    for record, shown, params in _asked(generated, "descriptive/world/stopped-being-before"):
+        asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
+        first = min(shown, key=lambda a: (a.start, a.end))
+        changed = False
+        for action in by_id[str(record["recording"])].actions:
+            if action.start < first.end or action.end > asked.start:
+                continue
+            transition = action.transition(params["o"])
+            if transition is None:
+                continue
+            before = {k.value: v for k, v in transition.before.attributes.items()}
+            after = {k.value: v for k, v in transition.after.attributes.items()}
+            if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
+                changed = True
+        assert record["answer"] == ("yes" if changed else "no"), record["question"]
+        answers.add(record["answer"])
+    assert answers == {"yes", "no"}
+
+
+def test_stopped_being_after_is_a_change_after_the_asked_step(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """Yes exactly where an action of either person that began after the asked step ended
+    changed the thing's attribute away from the value, before the clip's last shown step."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    answers = set()
+    for record, shown, params in _asked(generated, "descriptive/world/stopped-being-after"):
+        asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
+        changed = False
+        for action in by_id[str(record["recording"])].actions:
+            if action.start < asked.end or action.id not in _in_clip(generated, record):
+                continue
+            transition = action.transition(params["o"])
+            if transition is None:
+                continue
+            before = {k.value: v for k, v in transition.before.attributes.items()}
+            after = {k.value: v for k, v in transition.after.attributes.items()}
+            if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
+                changed = True
+        assert record["answer"] == ("yes" if changed else "no"), record["question"]
+        answers.add(record["answer"])
+    assert answers == {"yes", "no"}
+
+
+def _in_clip(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], record: dict[str, object]
+) -> set[str]:
+    """The actions of either person the clip shows."""
+    _, out, _ = generated
+    clip = read_clips(clips_path(out))[str(record["clip"])].clip
+    return set(clip.observed) | set(clip.others)
 
 
 def test_task_verify_is_the_task_the_action_served(

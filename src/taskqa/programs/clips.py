@@ -108,7 +108,13 @@ def _agent_clips(recording: Recording, agent: str, config: ClipConfig) -> Iterat
 def _overlapping(
     actions: Sequence[ActionSegment], agent: str, start: float, end: float
 ) -> tuple[str, ...]:
-    return tuple(a.id for a in actions if a.agent != agent and a.start < end and a.end > start)
+    """The other people's actions the clip shows: under way in it and done by its last frame.
+    One the clip cuts off ("did the other person turn off the juicer?" where the clip ends with
+    their hand on the switch and the light still on) is not yet seen done (two reviews from the
+    frames found such answers unanswerable)."""
+    return tuple(
+        a.id for a in actions if a.agent != agent and a.start < end and start < a.end <= end
+    )
 
 
 def clip_record(clip: Clip, generation: Mapping[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from taskqa.questions.words import (
     attribute_choice,
     attribute_doing,
     done_verb,
+    left_value,
     made_value,
     spoken_value,
     words,
@@ -41,7 +42,8 @@ from taskqa.sources.lemma_actions import (
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
 # what a text may ask of an attribute: {f:axis} "open or closed", {f:do} "open or close it"
 ATTRIBUTE_FORMS = ("axis", "do")
-VALUE_FORMS = ("past", "base")  # what a text may ask of a value: {fv:past}, "opened"
+# what a text may ask of a value: {fv:past} "opened", {fv:left} "closed" (it stopped being open)
+VALUE_FORMS = ("past", "base", "left")
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
 _TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
@@ -249,6 +251,8 @@ class Speaker:
             if kind is ParamType.OBJECT:
                 return self.object_phrase(value)
             if kind is ParamType.VALUE:
+                if form == "left":
+                    return left_value(value)
                 return made_value(value, form) if form in ("past", "base") else spoken_value(value)
             if kind is ParamType.ATTRIBUTE and form == "axis":
                 return attribute_choice(value)

@@ -19,8 +19,10 @@ found every miss resting on something else:
   and not merely putting down what was picked up ("why did they get the laptop?" "to put the
   laptop on the table" is the next move, not a reason; a review found such answers wrong or
   circular).
-- **tasks**: a task is named only where the clip shows one of that task's own things, one no
-  other task of the world uses ("making cereal" needs the cereal on screen, not just a bowl).
+- **tasks**: a task is named (asked, or answered) only where the clip shows one of that task's
+  own things, one no other task of the world uses ("making cereal" needs the cereal on screen,
+  not just a bowl), the person works on no other task in the clip, and does more than carry
+  things for it (a cloth carried to the counter is not yet wiping the table).
 - **references and attributes**: a thing referred to by what was done to it is asked about the
   attribute that doing is about ("will the last thing they turned on be on?", not "be open?").
 
@@ -51,7 +53,7 @@ TRY_ON_THING = "names a thing the clip shows a failed try on"
 ONE_CANDIDATE = "first or last of one thing"
 PURPOSE_UNSEEN = "purpose after the clip"
 PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
-TASK_UNSEEN = "task named without its own things in the clip"
+TASK_UNSEEN = "task the clip does not show (its own things, one task, a doing)"
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 
@@ -143,17 +145,14 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
-    if "task$" in program and domain is not None:
-        shown_things = {o for i in view.observed for o in i.value("obj")}
-        if not own_things(domain).get(answer, frozenset()) & shown_things:
-            return TASK_UNSEEN
+    if "task$" in program and domain is not None and not _task_shown(view, answer, domain):
+        return TASK_UNSEEN
     if "task@" in template.program and domain is not None:
         # "was the person making coffee when they opened the fridge?": a viewer says yes or no
-        # only if the clip shows the task the action served, by a thing of that task alone
+        # only if the clip shows the task the action served
         asked = {values[n] for n, kind in template.params.items() if kind is ParamType.ACTION}
         served = {t for i in view.observed if i.value("hoi")[0] in asked for t in i.value("task")}
-        shown_things = {o for i in view.observed for o in i.value("obj")}
-        if len(served) != 1 or not own_things(domain).get(served.pop(), frozenset()) & shown_things:
+        if len(served) != 1 or not _task_shown(view, served.pop(), domain):
             return TASK_UNSEEN
     about = reference_attribute(template.id)
     if about is not None and any(
@@ -161,6 +160,26 @@ def unseen(
     ):
         return OTHER_ATTRIBUTE
     return None
+
+
+# moving a thing or opening its holder serves any task; a viewer tells the task by what is done
+_HANDLING = frozenset({"get", "put", "open", "close"})
+
+
+def _task_shown(view: ClipView, task: str, domain: Domain) -> bool:
+    """Whether a viewer of the clip can name ``task`` as the person's: the clip shows a thing
+    of that task alone, the person works on no other task in it (two interleaved tasks leave a
+    shared step's task open), and does more than carry things for it (a cloth carried to the
+    counter is not yet wiping the table: two reviews from the frames found such tasks unseen)."""
+    shown_things = {o for i in view.observed for o in i.value("obj")}
+    if not own_things(domain).get(task, frozenset()) & shown_things:
+        return False
+    tasks = {t for i in view.observed for t in i.value("task")}
+    if tasks != {task}:
+        return False
+    return any(
+        task in i.value("task") and i.value("verb")[0] not in _HANDLING for i in view.observed
+    )
 
 
 def _only_puts_down(answer: str, template: Template, values: Mapping[str, str]) -> bool:

@@ -50,6 +50,8 @@ class Words:
     value_verbs: dict[str, list[str]]
     made: dict[str, dict[str, str]]
     done_to: dict[str, dict[str, str]]
+    # value -> what a thing that had it underwent when it lost it ("open" -> "closed")
+    left: dict[str, str] = field(default_factory=dict)
     # verb -> its phrasings, first fitting one used ("pour from watering-can into plant" ->
     # "water the plant")
     phrasing: dict[str, tuple[Phrasing, ...]] = field(default_factory=dict)
@@ -85,6 +87,7 @@ def words() -> Words:
         attributes=raw["attributes"],
         value_verbs=raw["value_verbs"],
         made=raw.get("made") or {},
+        left=raw.get("left") or {},
         done_to=raw.get("done_to") or {},
         phrasing={
             verb: tuple(
@@ -118,6 +121,16 @@ def made_value(value: str, form: str) -> str:
     phrase = words().made.get(value, {}).get(form)
     if phrase is None:
         raise Unsayable(f"no verb makes a thing {value!r} ({form})")
+    return phrase
+
+
+def left_value(value: str) -> str:
+    """What a thing that was ``value`` underwent when it stopped being so: ``open`` ->
+    ``closed``, ``whole`` -> ``cut`` (``{fv:left}``); ``Unsayable`` where no plain word says it
+    ("was the stove no longer off?" reads as a template; "was the stove turned on?" does not)."""
+    phrase = words().left.get(value)
+    if phrase is None:
+        raise Unsayable(f"no words for a thing that stopped being {value!r}")
     return phrase
 
 
