@@ -21,8 +21,10 @@ found every miss resting on something else:
   circular).
 - **tasks**: a task is named (asked, or answered) only where the clip shows one of that task's
   own things, one no other task of the world uses ("making cereal" needs the cereal on screen,
-  not just a bowl), the person works on no other task in the clip, and does more than carry
-  things for it (a cloth carried to the counter is not yet wiping the table).
+  not just a bowl), the person does more than carry a thing or two for it (a doing, or three
+  of its steps: a cloth carried to the counter is not yet wiping the table), and, where they
+  work on two tasks in the clip, the step asked about is itself a doing (closing the fridge
+  serves either).
 - **references and attributes**: a thing referred to by what was done to it is asked about the
   attribute that doing is about ("will the last thing they turned on be on?", not "be open?").
 
@@ -38,7 +40,7 @@ from functools import cache
 
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip as ProgramClip
-from taskqa.programs.records import ClipView
+from taskqa.programs.records import ClipView, Interval
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
@@ -145,14 +147,14 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
-    if "task$" in program and domain is not None and not _task_shown(view, answer, domain):
-        return TASK_UNSEEN
-    if "task@" in template.program and domain is not None:
-        # "was the person making coffee when they opened the fridge?": a viewer says yes or no
-        # only if the clip shows the task the action served
+    if ("task$" in program or "task@" in template.program) and domain is not None:
+        # "which task was the person working on when they opened the fridge?", "was the person
+        # making coffee when ...?": a viewer answers only where the clip shows the task the
+        # action served
         asked = {values[n] for n, kind in template.params.items() if kind is ParamType.ACTION}
-        served = {t for i in view.observed if i.value("hoi")[0] in asked for t in i.value("task")}
-        if len(served) != 1 or not _task_shown(view, served.pop(), domain):
+        acts = [i for i in view.observed if i.value("hoi")[0] in asked]
+        served = {t for i in acts for t in i.value("task")}
+        if len(served) != 1 or not _task_shown(view, served.pop(), acts, domain):
             return TASK_UNSEEN
     about = reference_attribute(template.id)
     if about is not None and any(
@@ -166,20 +168,22 @@ def unseen(
 _HANDLING = frozenset({"get", "put", "open", "close"})
 
 
-def _task_shown(view: ClipView, task: str, domain: Domain) -> bool:
-    """Whether a viewer of the clip can name ``task`` as the person's: the clip shows a thing
-    of that task alone, the person works on no other task in it (two interleaved tasks leave a
-    shared step's task open), and does more than carry things for it (a cloth carried to the
-    counter is not yet wiping the table: two reviews from the frames found such tasks unseen)."""
+def _task_shown(view: ClipView, task: str, asked: Sequence[Interval], domain: Domain) -> bool:
+    """Whether a viewer of the clip can name ``task`` as what the ``asked`` step served: the
+    clip shows a thing of that task alone; the person does something for it beyond carrying a
+    thing or two (a doing, or three steps of it: a cloth taken and put on the counter is not
+    yet wiping the table, but bread, ham and cheese fetched is a sandwich under way); and where
+    the person works on another task in the clip too, the asked step is itself a doing
+    (closing the fridge between a juice and a sandwich serves either, as far as a viewer can
+    tell). Two reviews from the frames found each of these unseen."""
     shown_things = {o for i in view.observed for o in i.value("obj")}
     if not own_things(domain).get(task, frozenset()) & shown_things:
         return False
-    tasks = {t for i in view.observed for t in i.value("task")}
-    if tasks != {task}:
+    steps = [i for i in view.observed if task in i.value("task")]
+    if len(steps) < 3 and all(i.value("verb")[0] in _HANDLING for i in steps):
         return False
-    return any(
-        task in i.value("task") and i.value("verb")[0] not in _HANDLING for i in view.observed
-    )
+    others = {t for i in view.observed for t in i.value("task")} - {task}
+    return not others or all(i.value("verb")[0] not in _HANDLING for i in asked)
 
 
 def _only_puts_down(answer: str, template: Template, values: Mapping[str, str]) -> bool:
