@@ -36,6 +36,7 @@ WORLD_DECIDES = (
     "counterfactual/world/would-have-been",
     "counterfactual/world/first-impossible",
     "descriptive/intent/task-verify",
+    "descriptive/multi-agent/other-task-verify",
 )
 
 
@@ -129,6 +130,11 @@ def test_first_impossible_is_the_first_later_step_the_replay_fails(
         said = [record["answer"], *record["answer_aliases"]]  # type: ignore[misc]
         assert plain_action(failing[0], domain.templates) in said, record["question"]
         assert failing[0].id != later[0].id, record["question"]
+        # no step on the way handles what the removed action moved (a viewer would name that
+        # step, whatever the schemas need)
+        moved = set(removed.slots.patient)
+        on_the_way = [a for a in later if a.end <= failing[0].start]
+        assert not any(moved & set(a.slots.objects()) for a in on_the_way), record["question"]
         checked += 1
     assert checked >= 3
 
@@ -144,17 +150,12 @@ def test_stopped_being_before_is_a_change_between_the_first_step_and_the_asked_o
     for record, shown, params in _asked(generated, "descriptive/world/stopped-being-before"):
         asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
         first = min(shown, key=lambda a: (a.start, a.end))
-        changed = False
-        for action in by_id[str(record["recording"])].actions:
-            if action.start < first.end or action.end > asked.start:
-                continue
-            transition = action.transition(params["o"])
-            if transition is None:
-                continue
-            before = {k.value: v for k, v in transition.before.attributes.items()}
-            after = {k.value: v for k, v in transition.after.attributes.items()}
-            if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
-                changed = True
+        window = [
+            a
+            for a in by_id[str(record["recording"])].actions
+            if a.start >= first.end and a.end <= asked.start
+        ]
+        changed = _changes_away(window, params)
         assert record["answer"] == ("yes" if changed else "no"), record["question"]
         answers.add(record["answer"])
     assert answers == {"yes", "no"}
@@ -170,20 +171,54 @@ def test_stopped_being_after_is_a_change_after_the_asked_step(
     answers = set()
     for record, shown, params in _asked(generated, "descriptive/world/stopped-being-after"):
         asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
-        changed = False
-        for action in by_id[str(record["recording"])].actions:
-            if action.start < asked.end or action.id not in _in_clip(generated, record):
-                continue
-            transition = action.transition(params["o"])
-            if transition is None:
-                continue
-            before = {k.value: v for k, v in transition.before.attributes.items()}
-            after = {k.value: v for k, v in transition.after.attributes.items()}
-            if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
-                changed = True
+        shown_by_anyone = _in_clip(generated, record)
+        window = [
+            a
+            for a in by_id[str(record["recording"])].actions
+            if a.start >= asked.end and a.id in shown_by_anyone
+        ]
+        changed = _changes_away(window, params)
         assert record["answer"] == ("yes" if changed else "no"), record["question"]
         answers.add(record["answer"])
     assert answers == {"yes", "no"}
+
+
+def test_other_task_verify_is_the_task_of_the_other_persons_step_meanwhile(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """Yes exactly where the other person's one step overlapping the named action served the
+    asked task."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    answers = set()
+    template = "descriptive/multi-agent/other-task-verify"
+    for record, shown, params in _asked(generated, template):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        shown_by_anyone = _in_clip(generated, record)
+        [meanwhile] = [
+            o
+            for o in by_id[str(record["recording"])].actions
+            if o.agent != action.agent
+            and o.id in shown_by_anyone
+            and o.start < action.end
+            and action.start < o.end
+        ]
+        assert record["answer"] == ("yes" if params["t"] in meanwhile.tasks else "no")
+        answers.add(record["answer"])
+    assert answers == {"yes", "no"}
+
+
+def _changes_away(actions: list[ActionSegment], params: dict[str, str]) -> bool:
+    """Whether one of ``actions`` changed the asked thing's attribute away from the value."""
+    for action in actions:
+        transition = action.transition(params["o"])
+        if transition is None:
+            continue
+        before = {k.value: v for k, v in transition.before.attributes.items()}
+        after = {k.value: v for k, v in transition.after.attributes.items()}
+        if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
+            return True
+    return False
 
 
 def _in_clip(

@@ -265,10 +265,11 @@ class Speaker:
             return value
 
         said = self._pronouns_for_objects(_SLOT.sub(fill, text), values, params)
-        if people > 1 and (_OTHER_PERSON.search(said) or _pronoun_first(said)):
-            # "they" could be either person when the question names the other one too, or
-            # names no one before it ("was the last thing they took clean?" with two people
-            # in the clip); otherwise it refers back to "the person", as English uses it
+        if (people > 1 and _OTHER_PERSON.search(said)) or _pronoun_first(said):
+            # "they" could be either person when the question names the other one too, and
+            # refers to no one when nothing names a person before it ("was the last thing they
+            # took clean?": two strict reviews marked it ungrammatical with one person in the
+            # clip too); otherwise it refers back to "the person", as English uses it
             for pattern, replacement in _PRONOUNS:
                 said = pattern.sub(replacement, said)
         said = _SPACES.sub(" ", said)

@@ -58,6 +58,7 @@ PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
 TASK_UNSEEN = "task the clip does not show (its own things, one task, a doing)"
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
+USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
 
 DONE = "done"
 # ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
@@ -147,14 +148,20 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
+    if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
+        return USED_ON_THE_WAY
     if ("task$" in program or "task@" in template.program) and domain is not None:
         # "which task was the person working on when they opened the fridge?", "was the person
         # making coffee when ...?": a viewer answers only where the clip shows the task the
         # action served
         asked = {values[n] for n, kind in template.params.items() if kind is ParamType.ACTION}
         acts = [i for i in view.observed if i.value("hoi")[0] in asked]
+        actor = view.observed
+        if "filter(others" in template.program:  # the other person's step meanwhile
+            actor = view.others
+            acts = [o for o in actor for i in acts if o.start < i.end and i.start < o.end]
         served = {t for i in acts for t in i.value("task")}
-        if len(served) != 1 or not _task_shown(view, served.pop(), acts, domain):
+        if len(served) != 1 or not _task_shown(actor, served.pop(), acts, domain):
             return TASK_UNSEEN
     about = reference_attribute(template.id)
     if about is not None and any(
@@ -168,21 +175,23 @@ def unseen(
 _HANDLING = frozenset({"get", "put", "open", "close"})
 
 
-def _task_shown(view: ClipView, task: str, asked: Sequence[Interval], domain: Domain) -> bool:
-    """Whether a viewer of the clip can name ``task`` as what the ``asked`` step served: the
-    clip shows a thing of that task alone; the person does something for it beyond carrying a
-    thing or two (a doing, or three steps of it: a cloth taken and put on the counter is not
-    yet wiping the table, but bread, ham and cheese fetched is a sandwich under way); and where
-    the person works on another task in the clip too, the asked step is itself a doing
-    (closing the fridge between a juice and a sandwich serves either, as far as a viewer can
-    tell). Two reviews from the frames found each of these unseen."""
-    shown_things = {o for i in view.observed for o in i.value("obj")}
+def _task_shown(
+    shown: Sequence[Interval], task: str, asked: Sequence[Interval], domain: Domain
+) -> bool:
+    """Whether a viewer of the clip can name ``task`` as what the ``asked`` step served, from
+    the ``shown`` steps of whoever took it: those steps handle a thing of that task alone; they
+    do something for it beyond carrying a thing or two (a doing, or three steps of it: a cloth
+    taken and put on the counter is not yet wiping the table, but bread, ham and cheese fetched
+    is a sandwich under way); and where they work on another task in the clip too, the asked
+    step is itself a doing (closing the fridge between a juice and a sandwich serves either, as
+    far as a viewer can tell). Two reviews from the frames found each of these unseen."""
+    shown_things = {o for i in shown for o in i.value("obj")}
     if not own_things(domain).get(task, frozenset()) & shown_things:
         return False
-    steps = [i for i in view.observed if task in i.value("task")]
+    steps = [i for i in shown if task in i.value("task")]
     if len(steps) < 3 and all(i.value("verb")[0] in _HANDLING for i in steps):
         return False
-    others = {t for i in view.observed for t in i.value("task")} - {task}
+    others = {t for i in shown for t in i.value("task")} - {task}
     return not others or all(i.value("verb")[0] not in _HANDLING for i in asked)
 
 
@@ -238,6 +247,35 @@ def _acted_on(action: str) -> tuple[str, ...]:
     it pours from and the pot it pours into in a state the frames do not settle."""
     said = parse_action_text(action)
     return tuple(o for o in said.objects() if said.slot_of(o) != "instrument")
+
+
+_REMOVED = re.compile(r"counterfactual\(hoi@\{([a-z]+[0-9]*)\}")
+
+
+def _used_on_the_way(
+    template: Template, values: Mapping[str, str], answer: str, view: ClipView
+) -> bool:
+    """Whether a step between the removed action and the answer (what it made possible, or
+    served) handles the thing the removed action moved: "if the person had not got the watering
+    can, what could they first not have done?" is watering the plant to a viewer, whatever the
+    schemas say (this world's pour needs no can in hand, so the replay answered "put the can on
+    the shelf"; a strict review from the frames found it wrong)."""
+    match = _REMOVED.search(template.program)
+    if match is None:
+        return False
+    removed = [
+        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
+    ]
+    if len(removed) != 1:
+        return False
+    start, moved = removed[0].end, set(removed[0].value("patient"))
+    ends = [i.start for i in view.observed if i.value("hoi")[0] == answer and i.start >= start]
+    if not moved or not ends:
+        return False
+    return any(
+        start <= i.start and i.end <= min(ends) and moved & set(i.value("obj"))
+        for i in view.observed
+    )
 
 
 def _asks_purpose(template: Template) -> bool:
