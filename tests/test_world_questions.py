@@ -13,12 +13,13 @@ import pytest
 
 from taskqa.causal.preconditions import schema_replay
 from taskqa.model import ActionSegment, Recording
-from taskqa.programs.clips import read_clips
+from taskqa.programs.clips import Clip, read_clips
 from taskqa.programs.records import plain_action
 from taskqa.questions.check import check_questions
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.generate import clips_path, generate_file
 from taskqa.questions.template import load_templates
+from taskqa.questions.visible import done_before_clip
 from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
 
@@ -259,3 +260,46 @@ def _asked(
         params = record["params"]
         assert isinstance(params, dict)
         yield record, shown, {str(k): str(v) for k, v in params.items()}
+
+
+def test_done_before_clip_sees_past_taking_and_putting() -> None:
+    """The person turned on the stove and then put the pot on it before the clip: turning it on
+    is still what they last did to the stove, so "did they need to turn on the stove?" is not
+    answered no from a clip that opens on it lit."""
+
+    def step(
+        id_: str, agent: str, start: float, verb: str, **slots: list[str]
+    ) -> dict[str, object]:
+        return {
+            "id": id_,
+            "agent": agent,
+            "start": start,
+            "end": start + 1,
+            "verb": verb,
+            "slots": {"patient": [], "source": [], "destination": [], "instrument": [], **slots},
+        }
+
+    actions = [
+        ActionSegment.model_validate(a)
+        for a in (
+            step("a0", "P1", 0.0, "turn-on", patient=["stove"]),
+            step("a1", "P1", 1.5, "put", patient=["pot"], destination=["stove"]),
+            step("a2", "P2", 3.0, "get", patient=["cup"], source=["cupboard"]),
+            step("a3", "P2", 4.5, "open", patient=["fridge"]),
+            step("a4", "P1", 6.0, "get", patient=["milk"], source=["fridge"]),
+        )
+    ]
+    clip = Clip(
+        id="c",
+        recording="r",
+        agent="P1",
+        start=8.0,
+        prediction_start=20.0,
+        observed=(),
+        future=(),
+        others=(),
+    )
+    done = done_before_clip(sorted(actions, key=lambda a: (a.end, a.start, a.id)), clip)
+    assert ("turn-on", "stove") in done and ("put", "pot") in done
+    # the other person opened the fridge; the person's taking the milk from it is no opening
+    assert ("open", "fridge") not in done and ("get", "fridge") not in done

@@ -97,12 +97,17 @@ def done_before_clip(
     actions_by_end: Sequence[ActionSegment], clip: ProgramClip
 ) -> frozenset[tuple[str, str]]:
     """(verb, thing) for each thing whose last handling before ``clip`` began (by anyone) was an
-    action of the clip's person (``Clip.done_before``); ``actions_by_end`` from ``by_end``."""
+    action of the clip's person (``Clip.done_before``); ``actions_by_end`` from ``by_end``.
+    Taking a thing from it or putting one on it is no handling of a holder here: the person who
+    turned on the stove and then put the pot on it did the turning on just before the clip (a
+    strict review from the frames found the "no" to "did they need to turn on the stove?")."""
     last: dict[str, ActionSegment] = {}
     for action in actions_by_end:
         if action.end > clip.start:
             break
         for thing in action.slots.objects():
+            if action.verb in _MOVES and thing not in action.slots.patient:
+                continue
             last[thing] = action
     return frozenset((a.verb, thing) for thing, a in last.items() if a.agent == clip.agent)
 
@@ -173,6 +178,7 @@ def unseen(
 
 # moving a thing or opening its holder serves any task; a viewer tells the task by what is done
 _HANDLING = frozenset({"get", "put", "open", "close"})
+_MOVES = frozenset({"get", "put"})  # they change where a thing is, not the holder's state
 
 
 def _task_shown(
