@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -140,45 +140,44 @@ def test_first_impossible_is_the_first_later_step_the_replay_fails(
     assert checked >= 3
 
 
-def test_stopped_being_before_is_a_change_between_the_first_step_and_the_asked_one(
-    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+def _before_the_step(
+    actions: list[ActionSegment], shown: list[ActionSegment], asked: ActionSegment, clip: set[str]
+) -> list[ActionSegment]:
+    """Either person's actions after the person's first shown step, ended before ``asked``."""
+    first = min(shown, key=lambda a: (a.start, a.end))
+    return [a for a in actions if a.start >= first.end and a.end <= asked.start]
+
+
+def _after_the_step(
+    actions: list[ActionSegment], shown: list[ActionSegment], asked: ActionSegment, clip: set[str]
+) -> list[ActionSegment]:
+    """Either person's actions the clip shows that began after ``asked`` ended."""
+    return [a for a in actions if a.start >= asked.end and a.id in clip]
+
+
+@pytest.mark.parametrize(
+    ("template", "window"),
+    [
+        ("descriptive/world/stopped-being-before", _before_the_step),
+        ("descriptive/world/stopped-being-after", _after_the_step),
+    ],
+)
+def test_stopped_being_around_a_step_is_a_change_in_its_window(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]],
+    domain: Domain,
+    template: str,
+    window: Callable[..., list[ActionSegment]],
 ) -> None:
-    """Yes exactly where an action of either person, after the person's first shown step and
-    ended before the asked step began, changed the thing's attribute away from the value."""
+    """Yes exactly where an action of either person in the window (before the asked step, from
+    the person's first one; or after it, to the clip's end) changed the thing's attribute away
+    from the value."""
     records, _, recordings = generated
     by_id = {r.id: r for r in recordings}
     answers = set()
-    for record, shown, params in _asked(generated, "descriptive/world/stopped-being-before"):
+    for record, shown, params in _asked(generated, template):
         asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
-        first = min(shown, key=lambda a: (a.start, a.end))
-        window = [
-            a
-            for a in by_id[str(record["recording"])].actions
-            if a.start >= first.end and a.end <= asked.start
-        ]
-        changed = _changes_away(window, params)
-        assert record["answer"] == ("yes" if changed else "no"), record["question"]
-        answers.add(record["answer"])
-    assert answers == {"yes", "no"}
-
-
-def test_stopped_being_after_is_a_change_after_the_asked_step(
-    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
-) -> None:
-    """Yes exactly where an action of either person that began after the asked step ended
-    changed the thing's attribute away from the value, before the clip's last shown step."""
-    records, _, recordings = generated
-    by_id = {r.id: r for r in recordings}
-    answers = set()
-    for record, shown, params in _asked(generated, "descriptive/world/stopped-being-after"):
-        asked = next(a for a in shown if plain_action(a, domain.templates) == params["x"])
-        shown_by_anyone = _in_clip(generated, record)
-        window = [
-            a
-            for a in by_id[str(record["recording"])].actions
-            if a.start >= asked.end and a.id in shown_by_anyone
-        ]
-        changed = _changes_away(window, params)
+        actions = by_id[str(record["recording"])].actions
+        changed = _changes_away(window(actions, shown, asked, _in_clip(generated, record)), params)
         assert record["answer"] == ("yes" if changed else "no"), record["question"]
         answers.add(record["answer"])
     assert answers == {"yes", "no"}
