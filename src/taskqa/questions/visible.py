@@ -55,7 +55,7 @@ TRY_ON_THING = "names a thing the clip shows a failed try on"
 ONE_CANDIDATE = "first or last of one thing"
 PURPOSE_UNSEEN = "purpose after the clip"
 PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
-TASK_UNSEEN = "task the clip does not show (its own things, one task, a doing)"
+TASK_UNSEEN = "task the clip does not show (its own things, what is done for it)"
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
@@ -197,8 +197,8 @@ def _task_shown(
     steps = [i for i in shown if task in i.value("task")]
     if len(steps) < 3 and all(i.value("verb")[0] in _HANDLING for i in steps):
         return False
-    others = {t for i in shown for t in i.value("task")} - {task}
-    return not others or all(i.value("verb")[0] not in _HANDLING for i in asked)
+    other_tasks = {t for i in shown for t in i.value("task")} - {task}
+    return not other_tasks or all(i.value("verb")[0] not in _HANDLING for i in asked)
 
 
 def _only_puts_down(answer: str, template: Template, values: Mapping[str, str]) -> bool:
@@ -275,11 +275,11 @@ def _used_on_the_way(
     if len(removed) != 1:
         return False
     start, moved = removed[0].end, set(removed[0].value("patient"))
-    ends = [i.start for i in view.observed if i.value("hoi")[0] == answer and i.start >= start]
-    if not moved or not ends:
+    answered = [i.start for i in view.observed if i.value("hoi")[0] == answer and i.start >= start]
+    if not moved or not answered:
         return False
     return any(
-        start <= i.start and i.end <= min(ends) and moved & set(i.value("obj"))
+        start <= i.start and i.end <= min(answered) and moved & set(i.value("obj"))
         for i in view.observed
     )
 
