@@ -176,7 +176,10 @@ def test_quote_value() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("foo(video)", "position 0: unknown function 'foo'; expected one of counterfactual, "),
+        (
+            "foo(video)",
+            "position 0: unknown function 'foo'; expected one of cause, counterfactual, ",
+        ),
         ("only(bar(video))", "position 5: unknown function 'bar'"),
         (
             "only(filter(video)",

@@ -243,7 +243,7 @@ def test_structural_matches_the_root() -> None:
         _problem(
             ".program",
             "the program ends in only, which gives no answer; end it in query, "
-            "verify, depend, exist",
+            "verify, depend, exist, cause",
         )
     ]
 

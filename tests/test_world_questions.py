@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from taskqa.benchmark.needs import evidence
+from taskqa.causal import build_structure
 from taskqa.causal.preconditions import schema_replay
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip, read_clips
-from taskqa.programs.records import plain_action
+from taskqa.programs.records import build_view, plain_action
 from taskqa.questions.check import check_questions
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.generate import clips_path, generate_file
@@ -22,6 +24,7 @@ from taskqa.questions.template import load_templates
 from taskqa.questions.visible import done_before_clip
 from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
+from taskqa.simulation.rules import AttributeIs
 
 WORLD_DECIDES = (
     "descriptive/world/scene-state",
@@ -34,6 +37,7 @@ WORLD_DECIDES = (
     "descriptive/world/still-at-end",
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
+    "explanatory/world/why-state",
     "counterfactual/world/would-have-been",
     "counterfactual/world/first-impossible",
     "descriptive/intent/task-verify",
@@ -94,6 +98,80 @@ def test_needed_open_is_whether_the_person_opened_it_first(
         assert record["answer"] == ("yes" if opened else "no"), record["question"]
         checked += 1
     assert checked >= 10
+
+
+def test_why_state_names_who_left_the_thing_so(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """ "Why was the fridge open when the person got the milk?": "the person had opened it" where
+    the last change of the fridge's openness that either person made in the clip before the
+    taking was the person's, "it was already open when the video began" where the clip shows no
+    such change; the taking needs the fridge open (its schema), and both answers occur."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    answers = set()
+    for record, shown, params in _asked(generated, "explanatory/world/why-state"):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        schema = domain.schemas[action.verb]
+        needs = {(str(c.attribute), c.value) for c in schema.requires if isinstance(c, AttributeIs)}
+        assert (params["f"], params["fv"]) in needs, record["question"]
+        clip = _in_clip(generated, record)
+        earlier = [
+            a
+            for a in by_id[str(record["recording"])].actions
+            if a.id in clip and a.end <= action.start
+        ]
+        changes = [a for a in earlier if _changes_attribute(a, params)]
+        if changes:
+            last = max(changes, key=lambda a: (a.end, a.start))
+            assert last.agent == action.agent, record["question"]
+            expected = "the person had"
+        else:
+            expected = "it was already"
+        assert str(record["answer"]).startswith(expected), record["question"]
+        assert len(record["answer_choices"]) == 2  # type: ignore[arg-type]
+        answers.add(expected)
+    assert answers == {"the person had", "it was already"}
+
+
+def test_why_state_needs_the_opening_it_names_on_screen(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """The grounding check reads the action a why-state answer names ("the person had opened
+    it": that opening, during it), and for "already open when the video began" only the thing
+    during the asked action."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    clips = read_clips(clips_path(generated[1]))
+    seen = set()
+    for record, shown, params in _asked(generated, "explanatory/world/why-state"):
+        recording = by_id[str(record["recording"])]
+        view = build_view(
+            recording,
+            clips[str(record["clip"])].clip,
+            build_structure(recording, domain=domain),
+            domain.templates,
+        )
+        agents = {a.id: a.agent for a in recording.actions}
+        needs = evidence(str(record["program"]), view, agents)
+        assert needs is not None, record["question"]
+        asked = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        during = {n.action for n in needs if n.entity == params["o"]}
+        assert asked.id in during, record["question"]
+        opened = str(record["answer"]).startswith("the person had")
+        before = {n.action for n in needs} - {asked.id, None}
+        assert bool(before) == opened, record["question"]
+        seen.add(opened)
+    assert seen == {True, False}
+
+
+def _changes_attribute(action: ActionSegment, params: dict[str, str]) -> bool:
+    transition = action.transition(params["o"])
+    if transition is None:
+        return False
+    before = {k.value: v for k, v in transition.before.attributes.items()}
+    after = {k.value: v for k, v in transition.after.attributes.items()}
+    return before.get(params["f"]) != after.get(params["f"])
 
 
 def test_would_have_been_is_how_the_thing_stood_before(

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from taskqa import __version__
+from taskqa.benchmark.mix import MIX_KEEP
 from taskqa.data.resolve import data_paths, input_paths
 from taskqa.execution.base import ExecutorKind
 from taskqa.execution.options import (
@@ -387,7 +388,7 @@ def build(
     mix_keep: Annotated[
         float,
         typer.Option(min=0.01, max=1.0, help="Least share of the balanced questions --mix keeps."),
-    ] = 0.6,
+    ] = MIX_KEEP,
     pairs: Annotated[
         bool,
         typer.Option(

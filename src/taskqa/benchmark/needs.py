@@ -24,12 +24,14 @@ from taskqa.programs.operators import (
     Unanswerable,
     Value,
     candidates,
+    cause_of,
     conditions,
     matches,
     run_nodes,
 )
 from taskqa.programs.operators import Path as Conditions
 from taskqa.programs.records import FACT_KINDS, ME, OTHER, ClipView, Interval
+from taskqa.programs.syntax import quote_value
 
 # fields and fact fields that name a thing or person
 ENTITY_KEYS = ("obj", "source", "destination", "instrument", "subject", "object")
@@ -192,6 +194,19 @@ def _follow(
             path = conditions(arguments, view)
             answer = _answered_entity(path, value) if declared.answers == "value" else None
             reader.read(subject, (*came[0].get(subject.id, ()), path), answer)
+        return {}
+    if reads is Reads.CAUSE:
+        # "why was the fridge open when the person got the milk?": the taking, and the opening
+        # the answer names (by the person or the other person), where it happens; an answer of
+        # "open from the start" reads the thing during the taking only
+        anchor = inputs[0]
+        if isinstance(anchor, Interval):
+            path = conditions(arguments, view)
+            reader.read(anchor, (*came[0].get(anchor.id, ()), path))
+            last = cause_of(view, arguments, anchor)
+            if last is not None:  # the answer names the opening: the viewer must see it done
+                said = tuple(f"hoi@{quote_value(h)}" for h in last.value("hoi")[:1])
+                reader.read(last, (conditions(said, view),))
         return {}
     if reads is Reads.INPUTS:
         for index, item in enumerate(inputs):

@@ -39,6 +39,7 @@ class Reads(Enum):
     FOUND = "found"  # reads the action it looks for, where that happens
     SUBJECT = "subject"  # reads what its conditions ask of its subject (first input)
     INPUTS = "inputs"  # reads every interval it is given
+    CAUSE = "cause"  # reads its action, and the earlier change it answers with (``cause``)
 
 
 @dataclass(frozen=True)
@@ -462,6 +463,64 @@ def _exist(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
         raise Unanswerable("no actions to look in")
     path = conditions(arguments, view)
     return "yes" if any(matches(i, path) for i in pool) else "no"
+
+
+CAUSES = ("me", "the other person", "start")
+"""What ``cause`` answers: the clip's person or the other person made the state by a change the
+clip shows, or nobody did in the clip (the thing was so from its start)."""
+
+
+@operator("cause", Reads.CAUSE, answers="value")
+def _cause(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    """``cause(obj@o, attribute@f, value@v, <action>)``: who left ``o``'s ``f`` as the action
+    found it: the agent of the last change of it that ended before the action began (either
+    person), or ``start`` where no change of it happens in the clip before the action. "Why was
+    the fridge open when the person got the milk?" has answers a viewer tells apart (they opened
+    it, the other person did, it was open from the first frame), and which one holds is what the
+    world's starting states and the other person decide, not the words."""
+    last = cause_of(view, arguments, _single(inputs[0]))
+    if last is None:
+        return "start"
+    agent = last.value("agent")
+    if len(agent) != 1:
+        raise Unanswerable("a change by no one person")
+    return agent[0]
+
+
+def cause_of(view: ClipView, arguments: Sequence[Argument], anchor: Interval) -> Interval | None:
+    """The change ``cause`` answers with: the last one of the named object's attribute, by
+    either person, that ended before ``anchor`` began and left the state ``anchor`` found; None
+    where the clip shows no change of it before ``anchor``."""
+    if anchor.future:
+        raise Unanswerable("the cause of a state at an unseen action")
+    path = conditions(arguments, view)
+    target = [f"{s.key}@{s.value}" for s in path.steps if s.key in ("obj", "attribute")]
+    if len(target) != 2:
+        raise Unanswerable("cause needs one object and one attribute")
+    found = walk(anchor, conditions(("state", *target, "type@before"), view))
+    values = {f.fields.get("value") for f in found if isinstance(f, Fact)}
+    named = {s.value for s in path.steps if s.key == "value"}
+    if len(values) != 1 or (named and named != values):
+        raise Unanswerable("the action does not find the thing in the one known state named")
+    found = walk(anchor, conditions(("state", *target, "type@after"), view))
+    if {f.fields.get("value") for f in found if isinstance(f, Fact)} != values:
+        # "why was the fridge open when the person closed it?" asks no cause
+        raise Unanswerable("the action changes the state it found")
+    change = conditions(("change", *target), view)
+    earlier = [
+        i
+        for i in (*view.video, *view.others)
+        if not i.future and i.id != anchor.id and i.start < anchor.start and walk(i, change)
+    ]
+    if any(i.end > anchor.start for i in earlier):
+        raise Unanswerable("a change of it overlaps the action")
+    if not earlier:
+        return None
+    last = max(earlier, key=lambda i: (i.end, i.start))
+    afters = {f.fields.get("after") for f in walk(last, change) if isinstance(f, Fact)}
+    if afters != values:
+        raise Unanswerable("the last change left another state than the action found")
+    return last
 
 
 FUNCTIONS: frozenset[str] = frozenset(OPERATORS)

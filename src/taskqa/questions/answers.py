@@ -18,8 +18,17 @@ from taskqa.model.attributes import ATTRIBUTE_VALUES, Attribute
 from taskqa.programs.executor import result
 from taskqa.programs.graph import Program
 from taskqa.programs.records import ClipView
+from taskqa.programs.syntax import unquote
 from taskqa.questions.realize import Speaker
-from taskqa.questions.words import ATTRIBUTE_KEY, VALUE_KEYS, spoken_attribute, spoken_value
+from taskqa.questions.words import (
+    ATTRIBUTE_KEY,
+    VALUE_KEYS,
+    Unsayable,
+    caused_by,
+    caused_choices,
+    spoken_attribute,
+    spoken_value,
+)
 
 ATTEMPTS = ("failed", "partial")
 
@@ -42,7 +51,10 @@ def answer(
     raw = result(program, view)
     if raw is None:
         return None
-    return in_form(spoken_answer(program, raw, speaker, attempted, form), form)
+    try:
+        return in_form(spoken_answer(program, raw, speaker, attempted, form), form)
+    except Unsayable:  # a why of a state no words say (english.yaml `caused`): no question
+        return None
 
 
 ANSWER_FORMS = ("base", "to", "ing", "will")
@@ -73,13 +85,17 @@ def spoken_answer(
     attempted: frozenset[str] = frozenset(),
     form: str = "base",
     phrased: bool = True,
+    values: Mapping[str, str] | None = None,
 ) -> str:
     """``raw`` (the root's result) in the words of the answer vocabulary; an action in the
     ``ing`` form where ``form`` asks it ("opening the drawer", "trying to open the jar"), else
-    as an instruction ("open the drawer"). ``phrased=False`` says an action or object word for
+    as an instruction ("open the drawer"); ``values`` fill a template's placeholders the words
+    need (``cause``'s value). ``phrased=False`` says an action or object word for
     word ("pour from the watering can into the plant" for "water the plant", "the cereal" for
     "the cereal box"), a form kept among a question's accepted answers."""
     arguments = program.nodes[-1].arguments
+    if program.nodes[-1].function == "cause":
+        return caused_by(raw, _named_value(arguments, values))
     if VALUE_KEYS.intersection(arguments):
         return spoken_value(raw)
     if ATTRIBUTE_KEY in arguments:
@@ -95,7 +111,19 @@ def spoken_answer(
     return raw
 
 
-def answer_choices(root_arguments: Sequence[str], binary: bool) -> list[str]:
+def _named_value(arguments: Sequence[object], values: Mapping[str, str] | None = None) -> str:
+    """The ``value@...`` a root names ("why was the fridge open ...": ``open``); a template's
+    placeholder (``value@{fv}``) is filled from ``values``."""
+    for argument in arguments:
+        if isinstance(argument, str) and argument.startswith("value@"):
+            named = unquote(argument.partition("@")[2])
+            if named.startswith("{") and named.endswith("}") and values is not None:
+                return values.get(named[1:-1], named)
+            return named
+    raise Unsayable("a why-state question names no value")
+
+
+def answer_choices(root_arguments: Sequence[str], binary: bool, function: str = "") -> list[str]:
     """The few answers a question allows, in the answer vocabulary's words: ``yes``/``no`` for
     a yes/no question, an attribute's values for one that asks a named attribute's value ("was
     the fridge open or closed ...": ``open``, ``closed``); empty where the answers are an open
@@ -103,6 +131,8 @@ def answer_choices(root_arguments: Sequence[str], binary: bool) -> list[str]:
     answer, and chance on such a question is 1/k."""
     if binary:
         return ["no", "yes"]
+    if function == "cause":  # who left it so: the person, the other person, or nobody
+        return caused_choices(_named_value(root_arguments))
     if not VALUE_KEYS.intersection(root_arguments):
         return []
     for argument in root_arguments:

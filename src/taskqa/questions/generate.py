@@ -356,14 +356,21 @@ def _question(
     ):
         return None  # the question would give its answer away
     form = template.answer_form
-    said = spoken_answer(engine.program, instance.answer, speaker, attempted)
-    answer = in_form(spoken_answer(engine.program, instance.answer, speaker, attempted, form), form)
+    values = instance.values
+    said = spoken_answer(engine.program, instance.answer, speaker, attempted, values=values)
+    answer = in_form(
+        spoken_answer(engine.program, instance.answer, speaker, attempted, form, values=values),
+        form,
+    )
     # the bare action ("put the egg ..." for "to put the egg ..." or "putting the egg ..."), the
     # action or object in its own words ("pour from the watering can into the plant" for "water
     # the plant", "the cereal" for "the cereal box") and the world's own form ("put kettle to
     # counter") stay right answers
-    plain = spoken_answer(engine.program, instance.answer, speaker, attempted, phrased=False)
-    aliases = [a for a in dict.fromkeys((said, plain, instance.answer)) if a != answer]
+    plain = spoken_answer(
+        engine.program, instance.answer, speaker, attempted, phrased=False, values=values
+    )
+    raw = () if engine.program.nodes[-1].function == "cause" else (instance.answer,)  # "start"
+    aliases = [a for a in dict.fromkeys((said, plain, *raw)) if a != answer]
     graph = engine.filled_graph(shown)
     return Question.model_construct(
         id=identifier,
@@ -378,7 +385,9 @@ def _question(
         answer_aliases=aliases,
         answer_kind=answer_kind(answer),
         answer_form=template.answer_form,
-        answer_choices=answer_choices(graph[-1]["arguments"], answer in BINARY_ANSWERS),
+        answer_choices=answer_choices(
+            graph[-1]["arguments"], answer in BINARY_ANSWERS, graph[-1]["function"]
+        ),
         types=list(template.types),
         scopes=list(template.scopes),
         semantic=template.semantic,

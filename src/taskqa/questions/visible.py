@@ -41,10 +41,12 @@ from functools import cache
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip as ProgramClip
 from taskqa.programs.records import ClipView, Interval
+from taskqa.programs.syntax import unquote
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 from taskqa.simulation.domain import Domain
+from taskqa.simulation.rules import AttributeIs
 
 TRY_ANSWER = "answer is an action only tried (a try does not show as one)"
 TRY_NAMED = "names an action only tried (a try does not show as one)"
@@ -59,6 +61,7 @@ TASK_UNSEEN = "task the clip does not show (its own things, what is done for it)
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
+NOT_NEEDED = "why a thing was as an action found it, where the action does not need it so"
 
 DONE = "done"
 # ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
@@ -70,6 +73,12 @@ _VERB = re.compile(r"\bverb@([^,()\s]+)")
 # ``exist(verb@open, obj@fridge, ...)``: did the person do this to that thing
 _EXISTS_OF_VERB = re.compile(r"exist\(verb@([^,()\s]+), obj@([^,()\s<]+),")
 _PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
+# ``cause(obj@fridge, attribute@openness, value@open, only(filter(hoi@get milk from fridge, ...``
+# (a template's program with its values filled in as they are, or quoted)
+_CAUSE = re.compile(
+    r"^cause\(obj@([^,]+), attribute@([^,]+), value@([^,]+), "
+    r"only\(filter\(hoi@('(?:[^'\\]|\\.)*'|[^,()]+)"
+)
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,30 @@ class Clip:
 
     def done(self, interval_id: str) -> bool:
         return self.outcome_of.get(interval_id, DONE) == DONE
+
+
+def _needed_so(program: str, domain: Domain) -> bool:
+    """Whether the action a ``cause`` question names needs the thing in the state it asks about
+    (its schema requires it of the thing's slot): "why was the fridge open when the person got
+    the milk from it?" asks what let them, but "why was the soup can open when the person threw
+    it away?" asks for a cause nothing in the clip turns on (a review from the frames)."""
+    found = _CAUSE.match(program)
+    if found is None:
+        return False
+    obj, attribute, value, action = (unquote(part) for part in found.groups())
+    said = parse_action_text(action)
+    schema = domain.schemas.get(said.verb)
+    slot = said.slot_of(obj)
+    if schema is None or slot is None:
+        return False
+    return any(
+        isinstance(c, AttributeIs)
+        and c.slot == slot
+        and str(c.attribute) == attribute
+        and c.value == value
+        and not c.negated
+        for c in schema.requires
+    )
 
 
 def by_end(recording: Recording) -> list[ActionSegment]:
@@ -153,6 +186,8 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
+    if program.startswith("cause(") and domain is not None and not _needed_so(program, domain):
+        return NOT_NEEDED
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
         return USED_ON_THE_WAY
     if ("task$" in program or "task@" in template.program) and domain is not None:

@@ -50,6 +50,8 @@ class Words:
     value_verbs: dict[str, list[str]]
     made: dict[str, dict[str, str]]
     done_to: dict[str, dict[str, str]]
+    # who left a thing as an action found it -> the answer's words; ``values``: the values asked
+    caused: dict[str, Any] = field(default_factory=dict)
     # value -> what a thing that had it underwent when it lost it ("open" -> "closed")
     left: dict[str, str] = field(default_factory=dict)
     # verb -> its phrasings, first fitting one used ("pour from watering-can into plant" ->
@@ -88,6 +90,7 @@ def words() -> Words:
         value_verbs=raw["value_verbs"],
         made=raw.get("made") or {},
         left=raw.get("left") or {},
+        caused=raw.get("caused") or {},
         done_to=raw.get("done_to") or {},
         phrasing={
             verb: tuple(
@@ -122,6 +125,23 @@ def made_value(value: str, form: str) -> str:
     if phrase is None:
         raise Unsayable(f"no verb makes a thing {value!r} ({form})")
     return phrase
+
+
+def caused_by(who: str, value: str) -> str:
+    """Why a thing was ``value`` when an action found it, said for ``who`` left it so (``me``,
+    ``the other person`` or ``start``, what ``cause`` answers): "the person had opened it",
+    "it was already open when the video began"; ``Unsayable`` for a value not asked so."""
+    table = words().caused
+    done = (table.get("done") or {}).get(value)
+    if done is None or who not in table:
+        raise Unsayable(f"no words for why a thing was {value!r}")
+    return str(table[who]).format(done=done, value=spoken_value(value))
+
+
+def caused_choices(value: str) -> list[str]:
+    """Every answer ``caused_by`` gives for ``value``: what a question about it allows."""
+    table = words().caused
+    return sorted(caused_by(who, value) for who in table if who != "done")
 
 
 def left_value(value: str) -> str:
