@@ -198,7 +198,8 @@ def _follow(
     if reads is Reads.CAUSE:
         # "why was the fridge open when the person got the milk?": the taking, and the opening
         # the answer names (by the person or the other person), where it happens; an answer of
-        # "open from the start" reads the thing during the taking only
+        # "open from the start" reads the thing during the taking and the person's first action
+        # (a review from the frames found a TV first seen lit as it was switched off)
         anchor = inputs[0]
         if isinstance(anchor, Interval):
             path = conditions(arguments, view)
@@ -207,6 +208,11 @@ def _follow(
             if last is not None:  # the answer names the opening: the viewer must see it done
                 said = tuple(f"hoi@{quote_value(h)}" for h in last.value("hoi")[:1])
                 reader.read(last, (conditions(said, view),))
+            elif view.video:  # "already open when the video began": seen so from the start
+                first = min(view.video, key=lambda i: (i.start, i.end))
+                for step in path.steps:
+                    if step.key == "obj" and step.value is not None:
+                        reader.add(Need(step.value, first.id))
         return {}
     if reads is Reads.INPUTS:
         for index, item in enumerate(inputs):

@@ -168,6 +168,7 @@ ADDED_TRIED = "counterfactual adding to an action only tried"
 ADDING = "counterfactual(add,"  # the program of a counterfactual that adds an action
 OPENS_NAMED = "answer opens, closes or switches what the question names"
 UNSAYABLE = "no words for a value or an attribute (english.yaml)"
+REPEATED = "an action done more than once, told apart by a state the words do not say"
 FIXTURE = "a fixture asked about as a thing carried"
 
 
@@ -252,6 +253,7 @@ def _engine_counts(engines: Engines) -> dict[str, int]:
     """What the engines' searches rejected so far, by reason."""
     return {
         "degenerate": sum(engine.degenerate for engine, _ in engines),
+        REPEATED: sum(engine.repeated for engine, _ in engines),
         "presupposition fails": sum(engine.unpresupposed for engine, _ in engines),
         FIXED: sum(engine.fixed_skipped for engine, _ in engines),
     }
@@ -309,9 +311,18 @@ def _hide_objects(
     and a question says "something" at most twice. Refused levels are counted in ``refused``.
     """
     actions = [instance.values[name] for name in engine.action_params]
+    # a thing the question names is never said as "something" in its action: "when the person
+    # turned off something with the remote, why was the TV on?" hides the TV it then names
+    named = {
+        value
+        for name, value in instance.values.items()
+        if engine.template.params.get(name) is ParamType.OBJECT
+    }
     for level, variant in variants.items():
         if any(len(parse_action_text(a).objects()) <= level for a in actions):
             refused[OBJECTLESS] += 1
+            continue
+        if any(named & set(parse_action_text(a).objects()[:level]) for a in actions):
             continue
         if level * len(actions) > MOST_HIDDEN:
             refused[SOMETHINGS] += 1

@@ -32,8 +32,15 @@ from typing import Any
 from taskqa.model import VIEWPOINT_ATTRIBUTES
 from taskqa.programs.executor import evaluate
 from taskqa.programs.graph import Argument, Node, Program
-from taskqa.programs.operators import SCOPES, Value, candidates, nested_value
-from taskqa.programs.records import ClipView
+from taskqa.programs.operators import (
+    SCOPES,
+    Value,
+    candidates,
+    conditions,
+    matches,
+    nested_value,
+)
+from taskqa.programs.records import FACT_KINDS, ClipView
 from taskqa.programs.syntax import parse_program, quote_value, substitute, token_placeholders
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 
@@ -226,6 +233,7 @@ class Instantiator:
                 k for k in range(len(self.order) + 1) if needed <= set(self.order[:k])
             )
         self.degenerate = 0  # complete bindings rejected as degenerate, for the summary
+        self.repeated = 0  # ... that tell a repeated action apart by a state (_tells_repeats_apart)
         self.unpresupposed = 0  # complete bindings whose presupposition does not hold
         self.fixed_skipped = 0  # attribute values left out as never changing (wellposed.FIXED)
         self.fixed: frozenset[str] = frozenset()
@@ -347,6 +355,8 @@ class Instantiator:
                 return
             if self._is_degenerate(view, bound, results, memo):
                 self.degenerate += 1
+            elif self._tells_repeats_apart(view, bound, results):
+                self.repeated += 1
             else:
                 yield Instance(dict(bound), final)
             return
@@ -440,6 +450,44 @@ class Instantiator:
                 return True
         return False
 
+    def _tells_repeats_apart(
+        self, view: ClipView, bound: Mapping[str, str], results: list[Value | None]
+    ) -> bool:
+        """Whether a filter on facts picks one of several actions the words name alike: "was
+        the soup can opened after the person closed the cupboard?" where they closed it twice
+        and the program keeps the close during which the can was still shut. The words refer to
+        both, so a viewer cannot tell which one is meant (a strict review from the frames)."""
+        for index, node in enumerate(self.program.nodes):
+            if node.function != "filter":
+                continue
+            arguments = self.plans[index].arguments(bound)
+            tokens = [t for a in arguments for t in _tokens(a)]
+            if not any(t in FACT_KINDS for t in tokens):
+                continue
+            said = tuple(t for t in tokens if t.partition("@")[0] in _ACTION_WORDS)
+            inputs = [r for r in (results[i] for i in node.inputs) if r is not None]
+            if said:  # words and facts in one filter: how many actions the words alone name
+                pool = candidates(view, arguments, inputs)
+                named = [i for i in pool if matches(i, conditions(said, view))]
+            elif node.inputs and self._names_action(node.inputs[-1]) and inputs:
+                last = inputs[-1]
+                named = list(last) if isinstance(last, tuple) else []
+            else:
+                continue
+            kept = results[index]
+            count = len(kept) if isinstance(kept, tuple) else 1
+            if len(named) > 1 and count < len(named):
+                return True
+        return False
+
+    def _names_action(self, index: int) -> bool:
+        """Whether node ``index`` is a filter that selects actions by their words."""
+        node = self.program.nodes[index]
+        tokens = [t for a in node.arguments for t in _tokens(a)]
+        return node.function == "filter" and any(
+            t.partition("@")[0] in _ACTION_WORDS for t in tokens
+        )
+
     def answer_for(self, view: ClipView, values: Mapping[str, str], memo: Memo) -> str | None:
         """The answer of one complete binding, or None."""
         results: list[Value | None] = [None] * len(self.program.nodes)
@@ -509,6 +557,10 @@ def _plan(node: Node) -> NodePlan:
             if any(token_placeholders(t) for t in _tokens(argument))
         ),
     )
+
+
+# fields naming an action by its words (``hoi``; with objects hidden, ``action1``, ``action``)
+_ACTION_WORDS = frozenset({"hoi", "action", "action1"})
 
 
 def _tokens(argument: Argument) -> tuple[str, ...]:
