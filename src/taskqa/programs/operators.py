@@ -465,11 +465,6 @@ def _exist(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     return "yes" if any(matches(i, path) for i in pool) else "no"
 
 
-CAUSES = ("me", "the other person", "start")
-"""What ``cause`` answers: the clip's person or the other person made the state by a change the
-clip shows, or nobody did in the clip (the thing was so from its start)."""
-
-
 @operator("cause", Reads.CAUSE, answers="value")
 def _cause(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     """``cause(obj@o, attribute@f, value@v, <action>)``: who left ``o``'s ``f`` as the action
@@ -520,8 +515,9 @@ def cause_of(view: ClipView, arguments: Sequence[Argument], anchor: Interval) ->
 
 
 FUNCTIONS: frozenset[str] = frozenset(OPERATORS)
-"""Every operator's name, from the registry: EgoTaskQA's nine and CLEVR's/AGQA's ``exist`` (a
-yes/no "did it happen", which ``filter`` cannot answer "no" to). Validation accepts others
+"""Every operator's name, from the registry: EgoTaskQA's nine, CLEVR's/AGQA's ``exist`` (a
+yes/no "did it happen", which ``filter`` cannot answer "no" to) and ``cause`` (who left a thing
+as an action found it). Validation accepts others
 only when passed ``functions=``."""
 ROOTS: tuple[str, ...] = tuple(name for name, op in OPERATORS.items() if op.answers)
 """The operators a program may end in (those that give an answer), in registration order."""

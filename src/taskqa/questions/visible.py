@@ -101,7 +101,8 @@ def _needed_so(program: str, domain: Domain) -> bool:
     """Whether the action a ``cause`` question names needs the thing in the state it asks about
     (its schema requires it of the thing's slot): "why was the fridge open when the person got
     the milk from it?" asks what let them, but "why was the soup can open when the person threw
-    it away?" asks for a cause nothing in the clip turns on (a review from the frames)."""
+    it away?" asks for a cause nothing in the clip turns on (most of the default world's
+    candidates before this rule)."""
     found = _CAUSE.match(program)
     if found is None:
         return False
@@ -186,8 +187,8 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
-    if program.startswith("cause(") and domain is not None and not _needed_so(program, domain):
-        return NOT_NEEDED
+    if program.startswith("cause(") and (domain is None or not _needed_so(program, domain)):
+        return NOT_NEEDED  # annotations without schemas cannot say what an action needs
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
         return USED_ON_THE_WAY
     if ("task$" in program or "task@" in template.program) and domain is not None:
