@@ -41,7 +41,6 @@ from functools import cache
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip as ProgramClip
 from taskqa.programs.records import ClipView, Interval
-from taskqa.programs.syntax import unquote
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
@@ -73,12 +72,6 @@ _VERB = re.compile(r"\bverb@([^,()\s]+)")
 # ``exist(verb@open, obj@fridge, ...)``: did the person do this to that thing
 _EXISTS_OF_VERB = re.compile(r"exist\(verb@([^,()\s]+), obj@([^,()\s<]+),")
 _PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
-# ``cause(obj@fridge, attribute@openness, value@open, only(filter(hoi@get milk from fridge, ...``
-# (a template's program with its values filled in as they are, or quoted)
-_CAUSE = re.compile(
-    r"^cause\(obj@([^,]+), attribute@([^,]+), value@([^,]+), "
-    r"only\(filter\(hoi@('(?:[^'\\]|\\.)*'|[^,()]+)"
-)
 
 
 @dataclass(frozen=True)
@@ -97,16 +90,17 @@ class Clip:
         return self.outcome_of.get(interval_id, DONE) == DONE
 
 
-def _needed_so(program: str, domain: Domain) -> bool:
+def _needed_so(template: Template, values: Mapping[str, str], domain: Domain) -> bool:
     """Whether the action a ``cause`` question names needs the thing in the state it asks about
     (its schema requires it of the thing's slot): "why was the fridge open when the person got
     the milk from it?" asks what let them, but "why was the soup can open when the person threw
     it away?" asks for a cause nothing in the clip turns on (most of the default world's
     candidates before this rule)."""
-    found = _CAUSE.match(program)
-    if found is None:
+    named = {kind: values[name] for name, kind in template.params.items()}
+    needed = (ParamType.ACTION, ParamType.OBJECT, ParamType.ATTRIBUTE, ParamType.VALUE)
+    if any(kind not in named for kind in needed):
         return False
-    obj, attribute, value, action = (unquote(part) for part in found.groups())
+    action, obj, attribute, value = (named[kind] for kind in needed)
     said = parse_action_text(action)
     schema = domain.schemas.get(said.verb)
     slot = said.slot_of(obj)
@@ -187,7 +181,9 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
-    if program.startswith("cause(") and (domain is None or not _needed_so(program, domain)):
+    if program.startswith("cause(") and (
+        domain is None or not _needed_so(template, values, domain)
+    ):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
         return USED_ON_THE_WAY

@@ -50,7 +50,8 @@ class Words:
     value_verbs: dict[str, list[str]]
     made: dict[str, dict[str, str]]
     done_to: dict[str, dict[str, str]]
-    # who left a thing as an action found it -> the answer's words; ``values``: the values asked
+    # who left a thing as an action found it -> the answer's words; ``done``: per value asked,
+    # what the person did to make it so ("opened it")
     caused: dict[str, Any] = field(default_factory=dict)
     # value -> what a thing that had it underwent when it lost it ("open" -> "closed")
     left: dict[str, str] = field(default_factory=dict)
