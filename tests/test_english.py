@@ -121,6 +121,10 @@ def test_every_template_reads_as_english_over_the_whole_domain(
                             (kind is ParamType.VALUE and filled[name] not in words().made)
                             or ("{" + name + ":left}" in text and filled[name] not in words().left)
                             or (
+                                "{" + name + ":undone}" in text
+                                and filled[name] not in words().undone
+                            )
+                            or (
                                 kind is ParamType.ATTRIBUTE
                                 and (
                                     entry(filled[name], {}).get("axis", "") is None

@@ -193,7 +193,7 @@ def test_text_forms() -> None:
         _problem(
             ".texts[0]",
             "unknown form {a:was}; forms are ing, base, pp, past, np for actions, axis, do for "
-            "attributes, past, base, left for values",
+            "attributes, past, base, left, undone for values",
         ),
         _problem(".texts[1]", "{o:ing}: forms apply only to action parameters, {o} is object"),
     ]

@@ -38,6 +38,8 @@ WORLD_DECIDES = (
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
     "explanatory/world/why-state",
+    "counterfactual/world/had-nobody",
+    "counterfactual/world/had-nobody-state",
     "counterfactual/world/would-have-been",
     "counterfactual/world/first-impossible",
     "descriptive/intent/task-verify",
@@ -134,17 +136,24 @@ def test_why_state_names_who_left_the_thing_so(
     assert answers == {"the person had", "it was already"}
 
 
-def test_why_state_needs_the_opening_it_names_on_screen(
-    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+@pytest.mark.parametrize(
+    ("template", "made_so"),
+    [("explanatory/world/why-state", "the person had"), ("counterfactual/world/had-nobody", "no")],
+)
+def test_a_route_question_needs_the_opening_it_rests_on_on_screen(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]],
+    domain: Domain,
+    template: str,
+    made_so: str,
 ) -> None:
-    """The grounding check reads the action a why-state answer names ("the person had opened
-    it": that opening, during it), and for "already open when the video began" the thing during
-    the asked action and the person's first one."""
+    """The grounding check reads the opening a why-state answer names ("the person had opened
+    it") or a had-nobody question takes away (its "no"), during it; and for a thing open from
+    the start, the thing during the asked action and the person's first one."""
     records, _, recordings = generated
     by_id = {r.id: r for r in recordings}
     clips = read_clips(clips_path(generated[1]))
     seen = set()
-    for record, shown, params in _asked(generated, "explanatory/world/why-state"):
+    for record, shown, params in _asked(generated, template):
         recording = by_id[str(record["recording"])]
         view = build_view(
             recording,
@@ -158,7 +167,7 @@ def test_why_state_needs_the_opening_it_names_on_screen(
         asked = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
         during = {n.action for n in needs if n.entity == params["o"]}
         assert asked.id in during, record["question"]
-        opened = str(record["answer"]).startswith("the person had")
+        opened = str(record["answer"]).startswith(made_so)
         first = min(shown, key=lambda a: (a.start, a.end))
         if opened:
             opening = {n.action for n in needs} - {asked.id, None}
@@ -167,6 +176,79 @@ def test_why_state_needs_the_opening_it_names_on_screen(
             assert first.id in during, record["question"]
         seen.add(opened)
     assert seen == {True, False}
+
+
+def test_had_nobody_is_whether_the_clip_shows_the_thing_made_so_first(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """ "Could the person have got the milk from the fridge without anyone opening it during the
+    video?": no exactly where an action of either person that the clip shows, ended before
+    the taking, left the fridge open; yes where it was open from the start. Read off the
+    recording's actions, and it agrees with why-state on the same step wherever both are
+    asked (the person's opening is a no, "already open" a yes)."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    why = {
+        (r["clip"], *(r["params"][k] for k in ("a", "o", "f"))): str(r["answer"])  # type: ignore[index]
+        for r in records
+        if r["template"] == "explanatory/world/why-state"
+    }
+    answers, agreed = set(), 0
+    for record, shown, params in _asked(generated, "counterfactual/world/had-nobody"):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        schema = domain.schemas[action.verb]
+        needs = {(str(c.attribute), c.value) for c in schema.requires if isinstance(c, AttributeIs)}
+        assert (params["f"], params["fv"]) in needs, record["question"]
+        clip = _in_clip(generated, record)
+        made = [
+            a
+            for a in by_id[str(record["recording"])].actions
+            if a.id in clip and a.end <= action.start and _makes_value(a, params)
+        ]
+        expected = "no" if made else "yes"
+        assert record["answer"] == expected, record["question"]
+        answers.add(expected)
+        cause = why.get((record["clip"], params["a"], params["o"], params["f"]))
+        if cause is not None:
+            assert cause.startswith("the person had" if made else "it was already"), cause
+            agreed += 1
+    assert answers == {"yes", "no"}
+    assert agreed >= 5
+
+
+def test_had_nobody_state_is_the_other_value_where_the_clip_shows_it_made_so(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """ "Without anyone opening the fridge during the video, would it have been open or closed
+    when the person went to get the milk?": the asked value where it stood so from the start, the
+    attribute's other value where a change the clip shows (either person's) made it so first;
+    its two values are the choices, and both occur."""
+    records, _, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    answers = set()
+    for record, shown, params in _asked(generated, "counterfactual/world/had-nobody-state"):
+        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+        clip = _in_clip(generated, record)
+        made = any(
+            a.id in clip and a.end <= action.start and _makes_value(a, params)
+            for a in by_id[str(record["recording"])].actions
+        )
+        choices = record["answer_choices"]
+        assert isinstance(choices, list) and len(choices) == 2 and params["fv"] in choices
+        other = next(c for c in choices if c != params["fv"])
+        assert record["answer"] == (other if made else params["fv"]), record["question"]
+        answers.add(made)
+    assert answers == {True, False}
+
+
+def _makes_value(action: ActionSegment, params: dict[str, str]) -> bool:
+    """Whether ``action`` changed the asked thing's attribute to the asked value."""
+    transition = action.transition(params["o"])
+    if transition is None:
+        return False
+    before = {k.value: v for k, v in transition.before.attributes.items()}
+    after = {k.value: v for k, v in transition.after.attributes.items()}
+    return before.get(params["f"]) != params["fv"] == after.get(params["f"])
 
 
 @pytest.mark.parametrize(

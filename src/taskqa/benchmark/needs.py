@@ -20,12 +20,14 @@ from taskqa.programs import parse_program
 from taskqa.programs.graph import Node
 from taskqa.programs.operators import (
     OPERATORS,
+    UNDO,
     Reads,
     Unanswerable,
     Value,
     candidates,
     cause_of,
     conditions,
+    made_before,
     matches,
     run_nodes,
 )
@@ -166,6 +168,14 @@ def _follow(
             reader.read(anchor, came[0].get(anchor.id, ()))
         pool = came[1] if len(came) > 1 else {}
         return {i.id: pool.get(i.id, ()) for i in _as_intervals(value)}
+    if reads is Reads.REMOVED and arguments[:1] == (UNDO,):
+        # "could the person have got the milk without anyone opening the fridge?": the taking,
+        # each opening the question takes away where it happens, or the fridge from the start
+        asked = inputs[-1] if inputs else None
+        if isinstance(asked, Interval):
+            undone = made_before(view, arguments[1:], asked)
+            _read_route(reader, arguments[1:], asked, came[-1].get(asked.id, ()), undone)
+        return {}
     if reads is Reads.REMOVED:
         path = conditions(arguments, view)
         for removed in candidates(view, arguments, inputs):
@@ -202,17 +212,9 @@ def _follow(
         # (a review from the frames found a TV first seen lit as it was switched off)
         anchor = inputs[0]
         if isinstance(anchor, Interval):
-            path = conditions(arguments, view)
-            reader.read(anchor, (*came[0].get(anchor.id, ()), path))
             last = cause_of(view, arguments, anchor)
-            if last is not None:  # the answer names the opening: the viewer must see it done
-                said = tuple(f"hoi@{quote_value(h)}" for h in last.value("hoi")[:1])
-                reader.read(last, (conditions(said, view),))
-            elif view.video:  # "already open when the video began": seen so from the start
-                first = min(view.video, key=lambda i: (i.start, i.end))
-                for step in path.steps:
-                    if step.key == "obj" and step.value is not None:
-                        reader.add(Need(step.value, first.id))
+            made = [] if last is None else [last]
+            _read_route(reader, arguments, anchor, came[0].get(anchor.id, ()), made)
         return {}
     if reads is Reads.INPUTS:
         for index, item in enumerate(inputs):
@@ -220,6 +222,31 @@ def _follow(
                 reader.read(item, came[index].get(item.id, ()))
         return {}
     return {}
+
+
+def _read_route(
+    reader: _Reader,
+    arguments: Sequence[Any],
+    anchor: Interval,
+    selected_by: tuple[Conditions, ...],
+    made: Sequence[Interval],
+) -> None:
+    """What a question about how a thing came to be as an action found it reads (``cause``,
+    ``counterfactual(undo, ...)``): the action; each change that made it so, by its words,
+    where it happens (the viewer must see the fridge opened); or, where none did, the thing
+    during the person's first action, seen so from the start (a review from the frames found a
+    TV first seen lit as it was switched off)."""
+    view = reader.view
+    path = conditions(arguments, view)
+    reader.read(anchor, (*selected_by, path))
+    for change in made:
+        said = tuple(f"hoi@{quote_value(h)}" for h in change.value("hoi")[:1])
+        reader.read(change, (conditions(said, view),))
+    if not made and view.video:
+        first = min(view.video, key=lambda i: (i.start, i.end))
+        for step in path.steps:
+            if step.key == "obj" and step.value is not None:
+                reader.add(Need(step.value, first.id))
 
 
 def _as_intervals(value: Value) -> tuple[Interval, ...]:

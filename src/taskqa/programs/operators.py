@@ -19,7 +19,7 @@ from enum import Enum
 from functools import lru_cache
 
 from taskqa.causal import Link
-from taskqa.model import UNKNOWN
+from taskqa.model import ATTRIBUTE_VALUES, UNKNOWN, Attribute
 from taskqa.programs.graph import Argument, Node, Program
 from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
 from taskqa.programs.syntax import parse_program, unquote
@@ -35,7 +35,7 @@ class Reads(Enum):
     SELECTS = "selects"  # its outputs are the intervals its conditions pick
     PASSES = "passes"  # its outputs are some of its inputs, picked by count, order or time
     ANCHOR = "anchor"  # reads its anchor (first input); its outputs come from the second
-    REMOVED = "removed"  # reads the action it takes away
+    REMOVED = "removed"  # reads the action it takes away (undo: the route it takes away)
     FOUND = "found"  # reads the action it looks for, where that happens
     SUBJECT = "subject"  # reads what its conditions ask of its subject (first input)
     INPUTS = "inputs"  # reads every interval it is given
@@ -398,6 +398,8 @@ def _counterfactual(
 ) -> Value:
     if arguments and arguments[0] == ADD:
         return _added(view, arguments[1:], inputs)
+    if arguments and arguments[0] == UNDO:
+        return _undone(view, arguments[1:], inputs)
     pool = candidates(view, arguments, inputs)
     path = conditions(arguments, view)
     removed = [i for i in pool if matches(i, path)]
@@ -415,6 +417,7 @@ def _counterfactual(
 
 
 ADD = "add"
+UNDO = "undo"
 
 
 def _added(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
@@ -437,6 +440,33 @@ def _added(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     return tuple(
         i.with_executability(str(verdict[i.id])) for i in view.everything if i.id in verdict
     )
+
+
+def _undone(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
+    """``counterfactual(undo, obj@o, attribute@f, value@v, <action>)``: the action, had nobody
+    made ``o``'s ``f`` ``v`` in the clip before it. "Could the person have got the milk from the
+    fridge without anyone opening it during the video?": every change either person made
+    that left the fridge open before the taking is removed (none where it was open from the
+    first frame), and the replay of the domain's schemas says whether the taking could still be
+    done. Which holds is what the starting states and the other person decide, not the words:
+    the paper's removal of an action, asked of the route to a precondition."""
+    anchor = _single(inputs[-1]) if inputs else None
+    if anchor is None:
+        raise Unanswerable("undoing needs the action it asks about")
+    made = made_before(view, arguments, anchor)
+    verdict = view.structure.counterfactual([i.id for i in made]) if made else {}
+    undone = anchor.with_executability(str(verdict.get(anchor.id, "yes")))
+    if not made:
+        return undone
+    # with every change to the value gone, a two-valued attribute stays at its other value:
+    # the thing was not so at some moment before a removed change, and nothing makes it so again
+    path = conditions(arguments, view)
+    named = {s.key: s.value for s in path.steps if s.value is not None}
+    values = ATTRIBUTE_VALUES.get(Attribute(named["attribute"]), ())
+    if len(values) != 2:
+        raise Unanswerable("undoing a change of an attribute with more than two values")
+    other = values[1] if named["value"] == values[0] else values[0]
+    return undone.finding(named["obj"], named["attribute"], other)
 
 
 @operator("depend", Reads.INPUTS, answers="yes/no")
@@ -486,12 +516,32 @@ def cause_of(view: ClipView, arguments: Sequence[Argument], anchor: Interval) ->
     """The change ``cause`` answers with: the last one of the named object's attribute, by
     either person, that ended before ``anchor`` began and left the state ``anchor`` found; None
     where the clip shows no change of it before ``anchor``."""
+    found, earlier = _changes_before(view, arguments, anchor)
+    if not earlier:
+        return None
+    last = max(earlier, key=lambda i: (i.end, i.start))
+    if _afters(view, arguments, last) != {found}:
+        raise Unanswerable("the last change left another state than the action found")
+    return last
+
+
+def made_before(view: ClipView, arguments: Sequence[Argument], anchor: Interval) -> list[Interval]:
+    """Every change, by either person in the clip, that left the named object's attribute at the
+    value ``anchor`` found, ending before ``anchor`` began: what ``counterfactual(undo, ...)``
+    removes. Empty where the thing was so from the first frame."""
+    found, earlier = _changes_before(view, arguments, anchor)
+    return [i for i in earlier if found in _afters(view, arguments, i)]
+
+
+def _changes_before(
+    view: ClipView, arguments: Sequence[Argument], anchor: Interval
+) -> tuple[str, list[Interval]]:
+    """The value the action finds the named object's attribute at (the one ``value@`` names),
+    and the clip's changes of that attribute before the action, by either person."""
     if anchor.future:
         raise Unanswerable("the cause of a state at an unseen action")
     path = conditions(arguments, view)
-    target = [f"{s.key}@{s.value}" for s in path.steps if s.key in ("obj", "attribute")]
-    if len(target) != 2:
-        raise Unanswerable("cause needs one object and one attribute")
+    target = _target(path)
     found = walk(anchor, conditions(("state", *target, "type@before"), view))
     values = {f.fields.get("value") for f in found if isinstance(f, Fact)}
     named = {s.value for s in path.steps if s.key == "value"}
@@ -505,13 +555,20 @@ def cause_of(view: ClipView, arguments: Sequence[Argument], anchor: Interval) ->
     ]
     if any(i.end > anchor.start for i in earlier):
         raise Unanswerable("a change of it overlaps the action")
-    if not earlier:
-        return None
-    last = max(earlier, key=lambda i: (i.end, i.start))
-    afters = {f.fields.get("after") for f in walk(last, change) if isinstance(f, Fact)}
-    if afters != values:
-        raise Unanswerable("the last change left another state than the action found")
-    return last
+    return str(values.pop()), earlier
+
+
+def _target(path: Path) -> tuple[str, str]:
+    target = [f"{s.key}@{s.value}" for s in path.steps if s.key in ("obj", "attribute")]
+    if len(target) != 2:
+        raise Unanswerable("a route needs one object and one attribute")
+    return target[0], target[1]
+
+
+def _afters(view: ClipView, arguments: Sequence[Argument], change: Interval) -> set[str | None]:
+    """The values a change of the named object's attribute left it at."""
+    facts = walk(change, conditions(("change", *_target(conditions(arguments, view))), view))
+    return {f.fields.get("after") for f in facts if isinstance(f, Fact)}
 
 
 FUNCTIONS: frozenset[str] = frozenset(OPERATORS)

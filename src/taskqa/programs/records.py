@@ -73,6 +73,19 @@ class Interval:
         fields = {**self.fields, "executable": (verdict,)}
         return replace(self, fields=fields, facts=facts, partial=partial)
 
+    def finding(self, obj: str, attribute: str, value: str) -> Interval:
+        """The interval had it found ``obj``'s ``attribute`` at ``value`` (a counterfactual's
+        "would the fridge have been open or closed when ..."): its before-state of it rewritten."""
+
+        def found(fact: Fact) -> Fact:
+            f = fact.fields
+            said = (f.get("obj"), f.get("attribute"), f.get("type"))
+            if fact.kind == "state" and said == (obj, attribute, "before"):
+                return Fact(fact.kind, {**f, "value": value})
+            return fact
+
+        return replace(self, facts=tuple(found(f) for f in self.facts))
+
 
 @dataclass(frozen=True)
 class ClipView:

@@ -33,6 +33,7 @@ from taskqa.questions.words import (
     left_value,
     made_value,
     spoken_value,
+    undone_value,
     words,
 )
 from taskqa.sources.lemma_actions import (
@@ -42,8 +43,9 @@ from taskqa.sources.lemma_actions import (
 FORMS = ("ing", "base", "pp", "past", "np")  # what a text may ask of an action: {a:ing}, ...
 # what a text may ask of an attribute: {f:axis} "open or closed", {f:do} "open or close it"
 ATTRIBUTE_FORMS = ("axis", "do")
-# what a text may ask of a value: {fv:past} "opened", {fv:left} "closed" (it stopped being open)
-VALUE_FORMS = ("past", "base", "left")
+# what a text may ask of a value: {fv:past} "opened", {fv:left} "closed" (it stopped being open),
+# {fv:undone} "opening" where a viewer knows an action needs it open (english.yaml `undone`)
+VALUE_FORMS = ("past", "base", "left", "undone")
 HIDDEN = "something"
 _SLOT = re.compile(r"\{([a-z]+[0-9]*)(?::([a-z]+))?\}")
 _TAGS = {"3": "VBZ", "ing": "VBG", "pp": "VBN", "past": "VBD"}
@@ -253,6 +255,8 @@ class Speaker:
             if kind is ParamType.VALUE:
                 if form == "left":
                     return left_value(value)
+                if form == "undone":
+                    return undone_value(value)
                 return made_value(value, form) if form in ("past", "base") else spoken_value(value)
             if kind is ParamType.ATTRIBUTE and form == "axis":
                 return attribute_choice(value)

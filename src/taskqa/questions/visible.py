@@ -90,12 +90,19 @@ class Clip:
         return self.outcome_of.get(interval_id, DONE) == DONE
 
 
+def _asks_route(program: str) -> bool:
+    """Whether a program asks how a thing came to be as an action found it: who left it so
+    (``cause``) or whether the action could be done had nobody made it so
+    (``counterfactual(undo, ...)``)."""
+    return program.startswith("cause(") or "counterfactual(undo," in program
+
+
 def _needed_so(template: Template, values: Mapping[str, str], domain: Domain) -> bool:
-    """Whether the action a ``cause`` question names needs the thing in the state it asks about
-    (its schema requires it of the thing's slot): "why was the fridge open when the person got
-    the milk from it?" asks what let them, but "why was the soup can open when the person threw
-    it away?" asks for a cause nothing in the clip turns on (most of the default world's
-    candidates before this rule)."""
+    """Whether the action a ``cause`` or route counterfactual names needs the thing in the state
+    it asks about (its schema requires it of the thing's slot): "why was the fridge open when
+    the person got the milk from it?" asks what let them, but "why was the soup can open when
+    the person threw it away?" asks for a cause nothing in the clip turns on (most of the
+    default world's candidates before this rule)."""
     named = {kind: values[name] for name, kind in template.params.items()}
     needed = (ParamType.ACTION, ParamType.OBJECT, ParamType.ATTRIBUTE, ParamType.VALUE)
     if any(kind not in named for kind in needed):
@@ -181,9 +188,7 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
-    if program.startswith("cause(") and (
-        domain is None or not _needed_so(template, values, domain)
-    ):
+    if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
         return USED_ON_THE_WAY

@@ -55,6 +55,7 @@ class Words:
     caused: dict[str, Any] = field(default_factory=dict)
     # value -> what a thing that had it underwent when it lost it ("open" -> "closed")
     left: dict[str, str] = field(default_factory=dict)
+    undone: dict[str, str] = field(default_factory=dict)
     # verb -> its phrasings, first fitting one used ("pour from watering-can into plant" ->
     # "water the plant")
     phrasing: dict[str, tuple[Phrasing, ...]] = field(default_factory=dict)
@@ -91,6 +92,7 @@ def words() -> Words:
         value_verbs=raw["value_verbs"],
         made=raw.get("made") or {},
         left=raw.get("left") or {},
+        undone=raw.get("undone") or {},
         caused=raw.get("caused") or {},
         done_to=raw.get("done_to") or {},
         phrasing={
@@ -152,6 +154,16 @@ def left_value(value: str) -> str:
     phrase = words().left.get(value)
     if phrase is None:
         raise Unsayable(f"no words for a thing that stopped being {value!r}")
+    return phrase
+
+
+def undone_value(value: str) -> str:
+    """The doing a route counterfactual takes away: ``open`` -> ``opening`` ("... without anyone
+    opening the fridge during the video?", ``{fv:undone}``); ``Unsayable`` where a viewer cannot
+    know an action needs the value without the simulator's rules."""
+    phrase = words().undone.get(value)
+    if phrase is None:
+        raise Unsayable(f"no route counterfactual for a thing {value!r}")
     return phrase
 
 
