@@ -460,9 +460,11 @@ def test_build_command(corpus: Path, candidates: Path, tmp_path: Path) -> None:
     assert diagnostics["balancing"]["balance_by"] == "type"
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     text_kept = json.loads((tmp_path / "b" / "manifest.json").read_text())["counts"]["balanced"]
-    # type balancing keeps many more than text balancing (477 of 900 on this fixture), near the
-    # target: what yes/no pairs the fixture's few recordings supply bounds it (871)
-    assert manifest["counts"]["balanced"] > max(1.5 * text_kept, 0.95 * 900)
+    # type balancing, the looser key, keeps at least what text balancing keeps, near the target:
+    # what yes/no pairs the fixture's few recordings supply bounds it (891 of 900). Text
+    # balancing kept 477 here until issue 33's route counterfactuals, whose texts have both
+    # answers, and keeps 860 since
+    assert manifest["counts"]["balanced"] >= max(text_kept, 0.95 * 900)
     wrong = CliRunner().invoke(
         app, ["build", str(corpus), "--out", str(tmp_path / "w"), *options, "--balance-by", "word"]
     )

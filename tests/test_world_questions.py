@@ -113,10 +113,7 @@ def test_why_state_names_who_left_the_thing_so(
     by_id = {r.id: r for r in recordings}
     answers = set()
     for record, shown, params in _asked(generated, "explanatory/world/why-state"):
-        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
-        schema = domain.schemas[action.verb]
-        needs = {(str(c.attribute), c.value) for c in schema.requires if isinstance(c, AttributeIs)}
-        assert (params["f"], params["fv"]) in needs, record["question"]
+        action = _step_needing_the_state(shown, params, domain, record)
         clip = _in_clip(generated, record)
         earlier = [
             a
@@ -195,10 +192,7 @@ def test_had_nobody_is_whether_the_clip_shows_the_thing_made_so_first(
     }
     answers, agreed = set(), 0
     for record, shown, params in _asked(generated, "counterfactual/world/had-nobody"):
-        action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
-        schema = domain.schemas[action.verb]
-        needs = {(str(c.attribute), c.value) for c in schema.requires if isinstance(c, AttributeIs)}
-        assert (params["f"], params["fv"]) in needs, record["question"]
+        action = _step_needing_the_state(shown, params, domain, record)
         clip = _in_clip(generated, record)
         made = [
             a
@@ -241,14 +235,30 @@ def test_had_nobody_state_is_the_other_value_where_the_clip_shows_it_made_so(
     assert answers == {True, False}
 
 
+def _step_needing_the_state(
+    shown: list[ActionSegment], params: dict[str, str], domain: Domain, record: dict[str, object]
+) -> ActionSegment:
+    """The asked step of a route question, whose schema needs the thing in the asked state."""
+    action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
+    schema = domain.schemas[action.verb]
+    needs = {(str(c.attribute), c.value) for c in schema.requires if isinstance(c, AttributeIs)}
+    assert (params["f"], params["fv"]) in needs, record["question"]
+    return action
+
+
 def _makes_value(action: ActionSegment, params: dict[str, str]) -> bool:
     """Whether ``action`` changed the asked thing's attribute to the asked value."""
+    before, after = _asked_attribute(action, params)
+    return before != params["fv"] == after
+
+
+def _asked_attribute(action: ActionSegment, params: dict[str, str]) -> tuple[str | None, ...]:
+    """The asked thing's asked attribute before and after ``action`` (None: not touched)."""
     transition = action.transition(params["o"])
     if transition is None:
-        return False
-    before = {k.value: v for k, v in transition.before.attributes.items()}
-    after = {k.value: v for k, v in transition.after.attributes.items()}
-    return before.get(params["f"]) != params["fv"] == after.get(params["f"])
+        return None, None
+    sides = (transition.before.attributes, transition.after.attributes)
+    return tuple({k.value: v for k, v in side.items()}.get(params["f"]) for side in sides)
 
 
 @pytest.mark.parametrize(
@@ -290,12 +300,8 @@ def fits(said: str, words: str) -> bool:
 
 
 def _changes_attribute(action: ActionSegment, params: dict[str, str]) -> bool:
-    transition = action.transition(params["o"])
-    if transition is None:
-        return False
-    before = {k.value: v for k, v in transition.before.attributes.items()}
-    after = {k.value: v for k, v in transition.after.attributes.items()}
-    return before.get(params["f"]) != after.get(params["f"])
+    before, after = _asked_attribute(action, params)
+    return before != after
 
 
 def test_would_have_been_is_how_the_thing_stood_before(
@@ -413,12 +419,8 @@ def test_other_task_verify_is_the_task_of_the_other_persons_step_meanwhile(
 def _changes_away(actions: list[ActionSegment], params: dict[str, str]) -> bool:
     """Whether one of ``actions`` changed the asked thing's attribute away from the value."""
     for action in actions:
-        transition = action.transition(params["o"])
-        if transition is None:
-            continue
-        before = {k.value: v for k, v in transition.before.attributes.items()}
-        after = {k.value: v for k, v in transition.after.attributes.items()}
-        if before.get(params["f"]) == params["fv"] != after.get(params["f"]):
+        before, after = _asked_attribute(action, params)
+        if before == params["fv"] != after:
             return True
     return False
 
