@@ -38,8 +38,8 @@ WORLD_DECIDES = (
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
     "explanatory/world/why-state",
-    "counterfactual/world/had-nobody",
-    "counterfactual/world/had-nobody-state",
+    "counterfactual/world/without-anyone",
+    "counterfactual/world/without-anyone-state",
     "counterfactual/world/would-have-been",
     "counterfactual/world/first-impossible",
     "descriptive/intent/task-verify",
@@ -135,7 +135,10 @@ def test_why_state_names_who_left_the_thing_so(
 
 @pytest.mark.parametrize(
     ("template", "made_so"),
-    [("explanatory/world/why-state", "the person had"), ("counterfactual/world/had-nobody", "no")],
+    [
+        ("explanatory/world/why-state", "the person had"),
+        ("counterfactual/world/without-anyone", "no"),
+    ],
 )
 def test_a_route_question_needs_the_opening_it_rests_on_on_screen(
     generated: tuple[list[dict[str, object]], Path, list[Recording]],
@@ -144,7 +147,7 @@ def test_a_route_question_needs_the_opening_it_rests_on_on_screen(
     made_so: str,
 ) -> None:
     """The grounding check reads the opening a why-state answer names ("the person had opened
-    it") or a had-nobody question takes away (its "no"), during it; and for a thing open from
+    it") or a without-anyone question takes away (its "no"), during it; and for a thing open from
     the start, the thing during the asked action and the person's first one."""
     records, _, recordings = generated
     by_id = {r.id: r for r in recordings}
@@ -175,7 +178,7 @@ def test_a_route_question_needs_the_opening_it_rests_on_on_screen(
     assert seen == {True, False}
 
 
-def test_had_nobody_is_whether_the_clip_shows_the_thing_made_so_first(
+def test_without_anyone_is_whether_the_clip_shows_the_thing_made_so_first(
     generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
 ) -> None:
     """ "Could the person have got the milk from the fridge without anyone opening it during the
@@ -191,7 +194,7 @@ def test_had_nobody_is_whether_the_clip_shows_the_thing_made_so_first(
         if r["template"] == "explanatory/world/why-state"
     }
     answers, agreed = set(), 0
-    for record, shown, params in _asked(generated, "counterfactual/world/had-nobody"):
+    for record, shown, params in _asked(generated, "counterfactual/world/without-anyone"):
         action = _step_needing_the_state(shown, params, domain, record)
         clip = _in_clip(generated, record)
         made = [
@@ -210,7 +213,7 @@ def test_had_nobody_is_whether_the_clip_shows_the_thing_made_so_first(
     assert agreed >= 5
 
 
-def test_had_nobody_state_is_the_other_value_where_the_clip_shows_it_made_so(
+def test_without_anyone_state_is_the_other_value_where_the_clip_shows_it_made_so(
     generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
 ) -> None:
     """ "Without anyone opening the fridge during the video, would it have been open or closed
@@ -220,7 +223,7 @@ def test_had_nobody_state_is_the_other_value_where_the_clip_shows_it_made_so(
     records, _, recordings = generated
     by_id = {r.id: r for r in recordings}
     answers = set()
-    for record, shown, params in _asked(generated, "counterfactual/world/had-nobody-state"):
+    for record, shown, params in _asked(generated, "counterfactual/world/without-anyone-state"):
         action = next(a for a in shown if plain_action(a, domain.templates) == params["a"])
         clip = _in_clip(generated, record)
         made = any(

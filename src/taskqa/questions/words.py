@@ -55,6 +55,7 @@ class Words:
     caused: dict[str, Any] = field(default_factory=dict)
     # value -> what a thing that had it underwent when it lost it ("open" -> "closed")
     left: dict[str, str] = field(default_factory=dict)
+    # value -> the doing a route counterfactual takes away ("open" -> "opening")
     undone: dict[str, str] = field(default_factory=dict)
     # verb -> its phrasings, first fitting one used ("pour from watering-can into plant" ->
     # "water the plant")
