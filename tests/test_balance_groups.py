@@ -177,7 +177,8 @@ def test_the_result_depends_on_ids_and_seed_not_on_file_order(tmp_path: Path) ->
         return {candidates.ids[r] for r in result.rows}
 
     one, other = balance(first, config), balance(second, config)
-    assert kept(first, one) == kept(second, other) and len(one.rows) > 300
+    # about half the target: the mix keeps at least MIX_KEEP of what balancing aims at
+    assert kept(first, one) == kept(second, other) and len(one.rows) > 250
     assert one.dropped == other.dropped
     reseeded = balance(first, config.model_copy(update={"seed": 1}))
     assert kept(first, reseeded) != kept(first, one)

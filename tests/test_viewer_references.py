@@ -11,6 +11,8 @@ import pytest
 
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.causal import build_structure
+from taskqa.causal.dependency import Link
+from taskqa.causal.structure import Executability
 from taskqa.model import Recording
 from taskqa.problems import InvalidInputError
 from taskqa.programs import parse_program
@@ -144,6 +146,54 @@ def test_a_purpose_is_a_later_action_the_clip_shows(
         answered = parse_action_text(raw)
         if answered.verb == "put":
             assert answered.objects()[0] not in asked.objects(), row
+
+
+def test_a_purpose_is_the_one_thing_the_action_served(
+    generated: tuple[list[dict[str, Any]], Path], small_corpus: list[Recording], domain: Domain
+) -> None:
+    """Why-questions are asked where the purpose is simply the person's next step (how purposes
+    show on screen, no degenerate filter), never where the purpose takes back what the action
+    put down, nor where the action also made possible a step on another thing that does not
+    follow from the purpose (two purposes: "to get the cereal box and a bowl")."""
+    rows, _ = generated
+    clips = _clips(small_corpus[:RECORDINGS])
+    speaker = CorpusWorld.of(small_corpus[:RECORDINGS], domain=domain).speaker
+    why = [
+        r
+        for r in rows
+        if r["template"] == "explanatory/intent/why-action" and r["obfuscation"] == 0
+    ]
+    next_step = 0
+    for row in why:
+        recording, clip = clips[row["clip"]]
+        structure = build_structure(recording, None, domain)
+        view = build_view(recording, clip, structure, domain.templates)
+        steps = [view.by_id[i] for i in clip.observed]
+        asked = [s for s in steps if s.value("hoi")[0] == row["params"]["a"]]
+        assert len(asked) == 1, row
+        gone = asked[0]
+        purpose = next(
+            s
+            for s in steps
+            if s.start >= gone.end
+            and "to " + speaker.action(s.value("hoi")[0], "base") == row["answer"]
+        )
+        later = [s for s in steps if s.start >= gone.end]
+        next_step += later[0].id == purpose.id
+        said, answered = (
+            parse_action_text(gone.value("hoi")[0]),
+            parse_action_text(purpose.value("hoi")[0]),
+        )
+        if said.verb == "put" and answered.verb == "get":
+            assert not set(said.objects()) & set(answered.objects()), row
+        verdict = structure.counterfactual([gone.id])
+        handled = set(gone.value("patient")) | set(purpose.value("patient"))
+        for step in later:
+            if step.id == purpose.id or verdict.get(step.id) is not Executability.NO:
+                continue
+            follows = structure.link(purpose.id, step.id) is Link.DEPENDENT
+            assert handled & set(step.value("patient")) or follows, (row, step.value("hoi"))
+    assert next_step >= 5, next_step  # the purpose that is the next step is asked
 
 
 def test_a_task_is_named_only_with_its_own_things_on_screen(

@@ -256,9 +256,17 @@ class Instantiator:
         for index, node in enumerate(self.program.nodes):
             tokens = [t for a in node.arguments for t in _tokens(a)]
             narrows = any(t not in SCOPES for t in tokens) and "others" not in tokens
-            if node.function == "filter" and narrows:
+            if node.function == "filter" and narrows and not self._reads_purpose(node):
                 found.append(index)
         return found
+
+    def _reads_purpose(self, node: Node) -> bool:
+        """Whether ``node`` is the step a why-question's purpose is read from (a template
+        answered ``to``, "why did the person open the fridge?" -> "to get the milk"): the later
+        steps the action made possible. That the purpose is often the very next step is how
+        purposes show on screen, not a word the question could do without, so leaving the filter
+        out is no test of it (the degenerate rule, module docstring)."""
+        return self.template.answer_form == "to" and self._picks_by_executability(node)
 
     def _picks_by_executability(self, node: Node) -> bool:
         """Whether ``node`` keeps the steps that would (not) be possible from a counterfactual's

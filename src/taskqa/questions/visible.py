@@ -38,6 +38,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from taskqa.causal.dependency import Link
+from taskqa.causal.structure import Executability
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip as ProgramClip
 from taskqa.programs.records import ClipView, Interval
@@ -56,6 +58,8 @@ TRY_ON_THING = "names a thing the clip shows a failed try on"
 ONE_CANDIDATE = "first or last of one thing"
 PURPOSE_UNSEEN = "purpose after the clip"
 PURPOSE_PUT_DOWN = "purpose only puts down what the action picked up"
+PURPOSE_TAKES_BACK = "purpose only takes back what the action put down"
+TWO_PURPOSES = "the action served two things the clip shows done"
 TASK_UNSEEN = "task the clip does not show (its own things, what is done for it)"
 OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
@@ -188,6 +192,10 @@ def unseen(
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
+        if _takes_back(answer, template, values):
+            return PURPOSE_TAKES_BACK
+        if _two_purposes(template, values, answer, view):
+            return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
@@ -253,6 +261,59 @@ def _only_puts_down(answer: str, template: Template, values: Mapping[str, str]) 
     }
     moved = {o for o in said.objects() if said.slot_of(o) == "patient"}
     return bool(moved & named)
+
+
+def _takes_back(answer: str, template: Template, values: Mapping[str, str]) -> bool:
+    """The purpose is getting back the thing the asked action put down ("why did they put the
+    pan on the counter?" "to get the pan from the counter"): the replay needs the pan there to
+    take it from there, but a viewer would not call taking it back the reason for putting it."""
+    said = parse_action_text(answer)
+    if said.verb != "get":
+        return False
+    put = [
+        parse_action_text(values[name])
+        for name, kind in template.params.items()
+        if kind in ACTION_PARAMS
+    ]
+    taken = {o for o in said.objects() if said.slot_of(o) == "patient"}
+    return any(
+        p.verb == "put" and taken & {o for o in p.objects() if p.slot_of(o) == "patient"}
+        for p in put
+    )
+
+
+def _two_purposes(
+    template: Template, values: Mapping[str, str], answer: str, view: ClipView
+) -> bool:
+    """Whether the removed action also made possible a second step the clip shows, on another
+    thing and not by way of the purpose: "why did the person open the cupboard?" where they took
+    the cereal box and then a bowl from it is "to get the cereal box and a bowl" to a viewer, and
+    the first of the two alone is half an answer. Closing or switching off the very thing the
+    action opened or switched on, and the steps that follow from the purpose (pouring the cereal
+    it fetched), are no second purpose."""
+    match = _REMOVED.search(template.program)
+    if match is None:
+        return False
+    removed = [
+        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
+    ]
+    if len(removed) != 1:
+        return False
+    gone = removed[0]
+    served = [i for i in view.observed if i.value("hoi")[0] == answer and i.start >= gone.end]
+    if not served:
+        return False
+    purpose = min(served, key=lambda i: (i.start, i.end))
+    verdict = view.structure.counterfactual([gone.id])
+    handled = set(gone.value("patient")) | set(purpose.value("patient"))
+    return any(
+        i.start >= gone.end
+        and i.id != purpose.id
+        and verdict.get(i.id) is Executability.NO
+        and not handled & set(i.value("patient"))
+        and view.structure.link(purpose.id, i.id) is not Link.DEPENDENT
+        for i in view.observed
+    )
 
 
 def _names_a_tried_thing(template: Template, values: Mapping[str, str], clip: Clip) -> bool:
