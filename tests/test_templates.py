@@ -69,6 +69,7 @@ def test_templates_that_need_gaze_are_left_out_by_default(templates: list[Templa
         "descriptive/world/object-changed-verify",
         "explanatory/intent/for-next",
         "explanatory/intent/why-change",
+        "explanatory/multi-agent/why-other-action",
         "explanatory/multi-agent/depend-on-other",
         "explanatory/multi-agent/other-depends",
         "explanatory/world/depend",

@@ -406,9 +406,13 @@ def _counterfactual(
     if len(removed) != 1:
         raise Unanswerable("the counterfactual must remove exactly one action")
     verdict = view.structure.counterfactual([removed[0].id])
+    # the later steps replayed are the person's (shown and next), or, where the removed action
+    # is found among the other person's (``other_video``), theirs: "why did the other person
+    # open the fridge?" is answered by what they went on to do
+    whose = view.others if _scope_name(tuple(arguments)) == "other_video" else view.everything
     later = tuple(
         i.with_executability(str(verdict.get(i.id, "yes")))
-        for i in view.everything
+        for i in whose
         if i.start >= removed[0].end
     )
     if not later:

@@ -188,7 +188,8 @@ def unseen(
     if answer == "no" and done is not None and (done[1], done[2]) in clip.done_before:
         return DONE_BEFORE_CLIP
     if _asks_purpose(template):
-        if answer not in {i.value("hoi")[0] for i in view.observed if clip.done(i.id)}:
+        steps = _whose_steps(template, view)
+        if answer not in {i.value("hoi")[0] for i in steps if clip.done(i.id)}:
             return PURPOSE_UNSEEN
         if _only_puts_down(answer, template, values):
             return PURPOSE_PUT_DOWN
@@ -300,7 +301,8 @@ def _two_purposes(
     if len(removed) != 1:
         return False
     gone = removed[0]
-    served = [i for i in view.observed if i.value("hoi")[0] == answer and i.start >= gone.end]
+    steps = _whose_steps(template, view)
+    served = [i for i in steps if i.value("hoi")[0] == answer and i.start >= gone.end]
     if not served:
         return False
     purpose = min(served, key=lambda i: (i.start, i.end))
@@ -312,8 +314,14 @@ def _two_purposes(
         and verdict.get(i.id) is Executability.NO
         and not handled & set(i.value("patient"))
         and view.structure.link(purpose.id, i.id) is not Link.DEPENDENT
-        for i in view.observed
+        for i in steps
     )
+
+
+def _whose_steps(template: Template, view: ClipView) -> tuple[Interval, ...]:
+    """The steps a purpose is one of: the person's, or the other person's where the question
+    asks why they did something (a counterfactual over ``other_video``)."""
+    return view.others if "other_video)" in template.program else view.observed
 
 
 def _names_a_tried_thing(template: Template, values: Mapping[str, str], clip: Clip) -> bool:
@@ -373,12 +381,12 @@ def _used_on_the_way(
     if len(removed) != 1:
         return False
     start, moved = removed[0].end, set(removed[0].value("patient"))
-    answered = [i.start for i in view.observed if i.value("hoi")[0] == answer and i.start >= start]
+    steps = _whose_steps(template, view)
+    answered = [i.start for i in steps if i.value("hoi")[0] == answer and i.start >= start]
     if not moved or not answered:
         return False
     return any(
-        start <= i.start and i.end <= min(answered) and moved & set(i.value("obj"))
-        for i in view.observed
+        start <= i.start and i.end <= min(answered) and moved & set(i.value("obj")) for i in steps
     )
 
 
