@@ -789,3 +789,31 @@ def test_binary_fluents_follow_the_value_order_of_the_model() -> None:
     assert ATTRIBUTE_VALUES[A.EMPTINESS][:2] == ("empty", "full")
     assert ATTRIBUTE_VALUES[A.OPENNESS][:2] == ("open", "closed")
     assert ATTRIBUTE_VALUES[A.TEMPERATURE][:2] == ("boiled", "room temperature")
+
+
+def test_two_steps_alike_but_for_their_tasks_keep_their_tasks(tmp_path: Path) -> None:
+    """per_act_intervals.json keys tasks by person, action text, start and end; two actions
+    alike in all four (found by the round-trip property above) keep their own tasks through the
+    meta file instead of sharing one row."""
+    alike = {
+        "agent": "P1",
+        "start": 0.0,
+        "end": 0.0,
+        "verb": "get",
+        "slots": ActionSlots(patient=["cup"]),
+    }
+    recording = Recording(
+        id="twice",
+        source=Source.SIMULATED,
+        duration=10.0,
+        fps=FPS,
+        agents=[Agent(id="P1"), Agent(id="P2", role=AgentRole.HELPER)],
+        actions=[
+            ActionSegment(id="act-0", tasks=[], **alike),
+            ActionSegment(id="act-1", tasks=["cook"], **alike),
+        ],
+    )
+    write_egotaskqa([recording], tmp_path / "out")
+    [read] = read_egotaskqa(tmp_path / "out")
+    assert [a.tasks for a in read.actions] == [[], ["cook"]]
+    assert read == recording

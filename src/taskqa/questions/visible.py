@@ -292,15 +292,9 @@ def _two_purposes(
     the first of the two alone is half an answer. Closing or switching off the very thing the
     action opened or switched on, and the steps that follow from the purpose (pouring the cereal
     it fetched), are no second purpose."""
-    match = _REMOVED.search(template.program)
-    if match is None:
+    gone = _removed_step(template, values, view)
+    if gone is None:
         return False
-    removed = [
-        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
-    ]
-    if len(removed) != 1:
-        return False
-    gone = removed[0]
     steps = _whose_steps(template, view)
     served = [i for i in steps if i.value("hoi")[0] == answer and i.start >= gone.end]
     if not served:
@@ -316,6 +310,18 @@ def _two_purposes(
         and view.structure.link(purpose.id, i.id) is not Link.DEPENDENT
         for i in steps
     )
+
+
+def _removed_step(template: Template, values: Mapping[str, str], view: ClipView) -> Interval | None:
+    """The one step, of either person, that a counterfactual's removal names; None where the
+    program removes none or the words name more than one."""
+    match = _REMOVED.search(template.program)
+    if match is None:
+        return None
+    removed = [
+        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
+    ]
+    return removed[0] if len(removed) == 1 else None
 
 
 def _whose_steps(template: Template, view: ClipView) -> tuple[Interval, ...]:
@@ -372,15 +378,10 @@ def _used_on_the_way(
     can, what could they first not have done?" is watering the plant to a viewer, whatever the
     schemas say (this world's pour needs no can in hand, so the replay answered "put the can on
     the shelf"; a strict review from the frames found it wrong)."""
-    match = _REMOVED.search(template.program)
-    if match is None:
+    gone = _removed_step(template, values, view)
+    if gone is None:
         return False
-    removed = [
-        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
-    ]
-    if len(removed) != 1:
-        return False
-    start, moved = removed[0].end, set(removed[0].value("patient"))
+    start, moved = gone.end, set(gone.value("patient"))
     steps = _whose_steps(template, view)
     answered = [i.start for i in steps if i.value("hoi")[0] == answer and i.start >= start]
     if not moved or not answered:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,9 +138,14 @@ class _RecordingWriter:
         blocks: list[list[Any]] = []
         intervals: dict[str, list[list[Any]]] = {p: [] for p in sorted(self.to_pid.values())}
         actions_meta: list[ActionMeta] = []
+        # per_act_intervals.json gives tasks per (person, action text, start, end): two actions
+        # alike in all four (the same step done twice in one frame) share one row there, so
+        # their tasks go to the meta file
+        rows = Counter(self._row_key(action) for action in recording.actions)
         for b_idx, position in enumerate(order):
             action = recording.actions[position]
-            block, interval, action_meta = self._block(b_idx, action)
+            shared = rows[self._row_key(action)] > 1
+            block, interval, action_meta = self._block(b_idx, action, shared)
             blocks.append(block)
             intervals[self.to_pid[action.agent]].append(interval)
             folder.hois.add(interval[0])
@@ -149,8 +155,18 @@ class _RecordingWriter:
         folder.lengths[vid] = {pid: round(recording.duration * fps) for pid in intervals}
         folder.meta[vid] = self._meta(actions_meta, order)
 
-    def _block(self, b_idx: int, action: ActionSegment) -> tuple[list[Any], list[Any], ActionMeta]:
-        """The action's parsed.json block, its per_act_intervals.json row and its meta entry."""
+    def _row_key(self, action: ActionSegment) -> tuple[str, str, int, int]:
+        """The key per_act_intervals.json's row of the action is read back by."""
+        fps = self.recording.fps
+        slots = rename_slots(action.slots, self.to_pid)
+        text, _ = write_action_string(action.verb, slots, self.templates)
+        return self.to_pid[action.agent], text, action.start_frame(fps), action.end_frame(fps)
+
+    def _block(
+        self, b_idx: int, action: ActionSegment, shared: bool = False
+    ) -> tuple[list[Any], list[Any], ActionMeta]:
+        """The action's parsed.json block, its per_act_intervals.json row and its meta entry;
+        ``shared``: another action of the recording has the same row key (``_row_key``)."""
         fps = self.recording.fps
         pid = self.to_pid[action.agent]
         slots = rename_slots(action.slots, self.to_pid)
@@ -166,7 +182,7 @@ class _RecordingWriter:
             end=None if end / fps == action.end else action.end,
             verb=None if text_lossless else action.verb,
             slots=None if text_lossless else action.slots,
-            tasks=None if tasks_lossless else list(action.tasks),
+            tasks=None if tasks_lossless and not shared else list(action.tasks),
             outcome=action.outcome,
             relation_order=_relation_order(action.transitions),
         )
