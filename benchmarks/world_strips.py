@@ -5,7 +5,8 @@ physics scenes.
 
 Writes ``household-variation.png`` (rows of the room camera, 224 px: the other person closing
 the fridge the first left open, a knife that starts on the cutting board and is taken from
-there, a milk carton that starts on the counter), ``egotv-strip.png`` (six evenly spaced
+there, a milk carton that starts on the counter; and a dirty vessel rinsed before use, from the
+person's own eyes), ``egotv-strip.png`` (six evenly spaced
 first-person frames of each of three episodes, 224 px) and ``physics-frames.png`` (three
 moments of each of four scenes, 480x320 halved to 240x160). They draw through the same code as
 ``taskqa render``, ``taskqa verify build --render`` and ``taskqa physics render``.
@@ -22,7 +23,7 @@ from PIL import Image
 
 from taskqa.household.frames import render_frames
 from taskqa.household.look_spec import load_look
-from taskqa.household.options import THIRD, RenderOptions
+from taskqa.household.options import THIRD, RenderOptions, view_name
 from taskqa.model import Recording
 from taskqa.physics.engine import simulate_scene
 from taskqa.physics.scene import sample_scene
@@ -51,23 +52,25 @@ def kitchen_rows(backend: str, episodes: int = 3, per_row: int = 6) -> list[Fram
 def household_rows(backend: str, per_row: int = 4) -> list[Frame]:
     """Room-camera frames of three kitchen episodes of a seeded corpus, each around the moment
     its variation shows: an interruption that closes the fridge, a get from a place off the
-    thing's default (the knife on the cutting board, the milk on the counter)."""
+    thing's default (the knife on the cutting board, the milk on the counter), a dirty vessel
+    rinsed before use."""
     domain = load_domain()
     corpus = simulate_corpus(SimulationConfig(episodes=120, seed=5, rooms={"kitchen": 1}), domain)
-    options = RenderOptions(views=(THIRD,), backend=backend)
+    options = RenderOptions(backend=backend)
     rows = []
-    for recording, moment in _variation_moments(corpus):
+    for recording, moment, view in _variation_moments(corpus):
         last = round(recording.duration * options.fps) - 1
         picks = [round((moment + offset) * options.fps) for offset in (-3.0, -1.0, 1.0, 3.0)]
         indices = [min(max(0, i), last) for i in picks[:per_row]]
-        frames = render_frames(recording, domain, load_look(), indices, options)[THIRD]
+        frames = render_frames(recording, domain, load_look(), indices, options)[view]
         rows.append(np.concatenate(frames, axis=1))
     return rows
 
 
-def _variation_moments(corpus: list[Recording]) -> list[tuple[Recording, float]]:
-    """(recording, seconds) of the first interruption closing the fridge, the first get of
-    the knife from the cutting board and the first get of the milk from the counter."""
+def _variation_moments(corpus: list[Recording]) -> list[tuple[Recording, float, str]]:
+    """(recording, seconds, view) of the first interruption closing the fridge, the first get
+    of the knife from the cutting board and the first get of the milk from the counter (the
+    room camera), and the first rinsing of a dirty cup, bowl, mug or pot (the person's view)."""
     wanted = [
         lambda r, a: a.verb == "close"
         and a.slots.patient == ["fridge"]
@@ -79,12 +82,17 @@ def _variation_moments(corpus: list[Recording]) -> list[tuple[Recording, float]]
         and a.slots.source == ["counter"]
         and a.slots.patient == ["milk"]
         and bool(a.tasks),
+        # a vessel that started dirty, rinsed by its task's step before anything is poured in
+        lambda r, a: a.verb == "wash" and (a.step or "").startswith("wash-") and bool(a.tasks),
     ]
     found = []
-    for test in wanted:
-        hit = next(((r, a.start) for r in corpus for a in r.actions if test(r, a)), None)
+    for index, test in enumerate(wanted):
+        hit = next(((r, a) for r in corpus for a in r.actions if test(r, a)), None)
         if hit is not None:
-            found.append(hit)
+            recording, action = hit
+            # the rinsing from the person's own eyes: the room camera sees their back
+            view = view_name(action.agent) if index == len(wanted) - 1 else THIRD
+            found.append((recording, action.start, view))
     return found
 
 

@@ -15,7 +15,7 @@ from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.candidates import balancing_key
 from taskqa.benchmark.folder import FAMILIES, families_in
-from taskqa.benchmark.mix import MixConfig, water_fill
+from taskqa.benchmark.mix import MixConfig, mix_quotas, mix_summary, scale_to, water_fill
 from taskqa.cli import app
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.generate import generate_file
@@ -111,7 +111,8 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
     mix = _mix(bench)
     records = _balanced(bench)
     short, traded = set(mix["short"]), set(mix["traded"])
-    assert short and short != {f"{a}/{c}" for a, t in mix["targets"].items() for c in t}
+    # this small build may meet every target (the short path: the test below)
+    assert short != {f"{a}/{c}" for a, t in mix["targets"].items() for c in t}
     moved = 0
     for axis, targets in mix["targets"].items():
         for category, target in targets.items():
@@ -137,7 +138,35 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
             assert count / len(records) == pytest.approx(reached, abs=1e-9)
     assert moved >= 3
     report = (bench / "diagnostics" / "report.md").read_text()
-    assert "Short of target, because the world's balanced candidates cannot supply" in report
+    said = "Short of target, because the world's balanced candidates cannot supply"
+    assert (said in report) == bool(short)
+
+
+def test_a_category_the_supply_cannot_fill_is_reported_short_and_kept_whole() -> None:
+    """Explanatory questions are 1% of the supply against a target of 22.5%: the mix cuts the
+    rest to about ``keep`` of the set, which lifts the explanatory share well above what was
+    supplied (raking trades it against the open share, so not all 100 are kept), and reports
+    explanatory short (supplied below its target), not traded."""
+    supply = {
+        ("descriptive$world$action$query", "open"): 4000,
+        ("descriptive$world$state$verify", "binary"): 2000,
+        ("predictive$world$state$query", "open"): 900,
+        ("counterfactual$world$state$query", "open"): 1200,
+        ("explanatory$world$state$query", "open"): 100,
+        ("descriptive$intent$action$query", "open"): 800,
+        ("descriptive$multi-agent$action$query", "open"): 900,
+        ("descriptive$world$change$verify", "binary"): 2000,
+        ("descriptive$world$object$query", "open"): 900,
+    }
+    config = MixConfig(keep=0.5)
+    quotas = mix_quotas(supply, 9000, config)
+    assert all(quotas[c] <= n for c, n in supply.items())
+    assert sum(quotas.values()) >= 0.5 * 9000 - len(supply)
+    summary = mix_summary(supply, quotas, 9000, config)
+    reached, supplied = (summary[k]["type"]["explanatory"] for k in ("achieved", "supplied"))
+    assert reached > 1.5 * supplied and reached < 0.225 - 0.01
+    assert "type/explanatory" in summary["short"]
+    assert "type/explanatory" not in summary["traded"]
 
 
 def test_the_report_says_how_much_supply_the_text_fixes(bench: Path) -> None:
@@ -280,6 +309,13 @@ def test_generalisation_families_hold_out_what_they_say(bench: Path, corpus: Pat
     assert all(
         held & _objects(recordings[r["recording"]]) for r in objects["val"] + objects["test"]
     )
+    # whole recordings, dealt 1 : 1 by questions: the halves differ by less than one
+    # recording's questions (and the pairs parted between them, dropped)
+    per_recording = Counter(r["recording"] for r in objects["val"] + objects["test"])
+    parted = info["held-out-objects"]["pairs_parted"]
+    assert (
+        abs(len(objects["val"]) - len(objects["test"])) <= max(per_recording.values()) + 2 * parted
+    )
 
 
 def test_indirect_questions_point_to_their_direct_form(bench: Path) -> None:
@@ -418,6 +454,20 @@ def test_water_fill_gives_a_full_category_its_limit_and_the_rest_in_proportion()
     assert water_fill({"a": 1.0}, {"a": 5}, 100) == {"a": 5}
 
 
+def test_scale_to_gives_what_a_full_cell_cannot_take_to_the_others() -> None:
+    """A short category's yes/no cell, cut by the answer axis, gets back what its open cells,
+    at their supply, cannot take: scaling all by wanted / current and capping would stop at
+    10 + 20 = 30 of the 60 wanted."""
+    open_, binary = ("explanatory", "open"), ("explanatory", "binary")
+    quota = {open_: 10.0, binary: 10.0}
+    scale_to(quota, [open_, binary], {open_: 10, binary: 100}, 60)
+    assert quota == pytest.approx({open_: 10, binary: 50})
+    scale_to(quota, [open_, binary], {open_: 10, binary: 100}, 500)
+    assert quota == {open_: 10, binary: 100}
+    scale_to(quota, [open_, binary], {open_: 10, binary: 100}, 11)
+    assert quota == pytest.approx({open_: 1, binary: 10})
+
+
 def test_cap_is_exact_with_ties() -> None:
     # Ten answers, two tied at the top: the released slice-based code removes the wrong rows here.
     counts = {f"a{i}": n for i, n in enumerate([40, 40, 10, 10, 10, 5, 5, 5, 5, 5])}
@@ -460,11 +510,12 @@ def test_build_command(corpus: Path, candidates: Path, tmp_path: Path) -> None:
     assert diagnostics["balancing"]["balance_by"] == "type"
     manifest = json.loads((tmp_path / "t" / "manifest.json").read_text())
     text_kept = json.loads((tmp_path / "b" / "manifest.json").read_text())["counts"]["balanced"]
-    # type balancing, the looser key, keeps at least what text balancing keeps, near the target:
+    # type balancing, the looser key, keeps about what text balancing keeps, near the target:
     # what yes/no pairs the fixture's few recordings supply bounds it (891 of 900). Text
     # balancing kept 477 here until issue 33's route counterfactuals, whose texts have both
-    # answers, and keeps 860 since
-    assert manifest["counts"]["balanced"] >= max(text_kept, 0.95 * 900)
+    # answers, and 860 since; since its sixth part, whose mix meets each category's share
+    # exactly, the two differ by the mix's rounding (876 by type, 877 by text)
+    assert manifest["counts"]["balanced"] >= max(text_kept - 5, 0.95 * 900)
     wrong = CliRunner().invoke(
         app, ["build", str(corpus), "--out", str(tmp_path / "w"), *options, "--balance-by", "word"]
     )

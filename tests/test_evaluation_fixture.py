@@ -46,7 +46,7 @@ def _bucket(text: str, size: int) -> int:
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % size
 
 
-def build_fixture_benchmark(root: Path, episodes: int = 4, seed: int = 5) -> Path:
+def build_fixture_benchmark(root: Path, episodes: int = 5, seed: int = 5) -> Path:
     domain = load_domain()
     simulation = SimulationConfig(episodes=episodes, seed=seed)
     simulated = [

@@ -186,13 +186,16 @@ def test_the_rule_joins_no_two_stored_answers(
     benchmark_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No two answers of a built benchmark become one, except a task named by its gerund and
-    the action said in the same words ("watching TV", "watch the TV"): one activity."""
+    the action said in the same words ("watching TV", "watch the TV") and one action said as
+    what was done and as what someone was doing ("pour from the kettle into the red mug",
+    "pouring from the kettle into the red mug", answers of different templates): one activity."""
     stored = sorted(Benchmark(benchmark_dir).answers())
     before = {tuple(group) for group in _without_verb_rule(monkeypatch, stored).values()}
     tasks = {normalize_answer(t.said) for t in load_domain().spec.tasks.values() if t.said}
     for form, group in collisions(stored).items():
         if tuple(group) not in before:
-            assert form in tasks, group
+            one_action = len({" ".join(answers._base_first(g.split())) for g in group}) == 1
+            assert form in tasks or one_action, group
 
 
 def _past_tense(answer: str) -> str:

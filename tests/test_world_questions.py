@@ -38,6 +38,7 @@ WORLD_DECIDES = (
     "explanatory/world/needed-open",
     "explanatory/world/needed-turn-on",
     "explanatory/world/why-state",
+    "explanatory/world/why-end-state",
     "counterfactual/world/without-anyone",
     "counterfactual/world/without-anyone-state",
     "counterfactual/world/would-have-been",
@@ -131,6 +132,50 @@ def test_why_state_names_who_left_the_thing_so(
         assert len(record["answer_choices"]) == 2  # type: ignore[arg-type]
         answers.add(expected)
     assert answers == {"the person had", "it was already"}
+
+
+def test_why_end_state_names_who_left_the_thing_so_at_the_end(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """ "Why was the drawer open at the end of the video?": the thing is so from the clip's last
+    action to its last frame, untouched meanwhile; "the person had opened it" where the last
+    change of it the clip shows is the person's, "it was already open when the video began"
+    where the clip shows none; both occur, of resting states (closed, off) too, and the
+    grounding check reads the thing during the last action and the change it names."""
+    records, out, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    clips = read_clips(clips_path(out))
+    answers, values = set(), set()
+    for record, shown, params in _asked(generated, "explanatory/world/why-end-state"):
+        recording = by_id[str(record["recording"])]
+        clip = clips[str(record["clip"])].clip
+        last = max(shown, key=lambda a: (a.end, a.start))
+        touching = [a for a in recording.actions if a.transition(params["o"]) is not None]
+        assert not [a for a in touching if a.end > last.start and a.start < clip.prediction_start]
+        seen = set(clip.observed) | set(clip.others)
+        changes = [a for a in touching if a.id in seen and _changes_attribute(a, params)]
+        if changes:
+            made = max(changes, key=lambda a: (a.end, a.start))
+            assert made.agent == clip.agent, record["question"]
+            assert _asked_attribute(made, params)[1] == params["fv"], record["question"]
+            expected = "the person had"
+        else:
+            expected = "it was already"
+        assert str(record["answer"]).startswith(expected), record["question"]
+        assert len(record["answer_choices"]) == 2  # type: ignore[arg-type]
+        view = build_view(
+            recording, clip, build_structure(recording, domain=domain), domain.templates
+        )
+        needs = evidence(str(record["program"]), view, {a.id: a.agent for a in recording.actions})
+        assert needs is not None, record["question"]
+        during = {n.action for n in needs if n.entity == params["o"]}
+        assert last.id in during, record["question"]
+        if changes:
+            assert made.id in {n.action for n in needs}, record["question"]
+        answers.add(expected)
+        values.add(params["fv"])
+    assert answers == {"the person had", "it was already"}
+    assert values & {"closed", "off"} and values & {"open", "on"}, values
 
 
 @pytest.mark.parametrize(

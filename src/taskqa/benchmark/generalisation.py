@@ -15,8 +15,9 @@ set, so a question is in one split of each family:
   skipped when neither side can keep a quarter (AGQA's "more compositional steps").
 - **held-out-objects**: objects (categories and colours alike: the blue mug is another object
   than the red mug) that some recordings lack are held out in seeded order until the recordings
-  holding one reach ``HELD_OUT_SHARE`` of the questions; those recordings are split 1 : 1 between
-  val and test, whole, so train never sees a held-out object at all (Kubric's held-out assets).
+  holding one reach ``HELD_OUT_SHARE`` of the questions; those recordings are split between val
+  and test, whole, 1 : 1 by questions, so train never sees a held-out object at all (Kubric's
+  held-out assets).
 
 Balancing's guarantee is that a question text is 50/50 yes/no wherever its pairs go together.
 The first two families deal each yes/no pair as one unit; the third deals whole recordings, and
@@ -157,8 +158,15 @@ def held_out_objects(
         out |= more
     family = Family(info={"held_out_objects": sorted(held)})
     ordered = sorted(out, key=lambda rid: (rank(seed, rid), rid))
-    sides: tuple[Split, Split] = ("val", "test")
-    halves: dict[str, Split] = {rid: sides[index % 2] for index, rid in enumerate(ordered)}
+    # each recording, in seeded order, to the side holding fewer questions so far: the halves
+    # differ by less than one recording's questions (alternating recordings left the default
+    # build's test 556 questions smaller than its val, issue 33)
+    halves: dict[str, Split] = {}
+    held_questions: dict[Split, int] = {"val": 0, "test": 0}
+    for rid in ordered:
+        side: Split = "test" if held_questions["test"] < held_questions["val"] else "val"
+        halves[rid] = side
+        held_questions[side] += questions[rid]
     for row, record in records.items():
         family.assignment[row] = halves.get(str(record["recording"]), "train")
     parted = [

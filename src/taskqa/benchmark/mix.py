@@ -106,10 +106,39 @@ def mix_quotas(supply: Mapping[Cell, int], total: int, config: MixConfig) -> dic
             wanted = water_fill(shares, limits, goal)
             for category, member_cells in members.items():
                 if current[category] > 0:
-                    factor = wanted[category] / current[category]
-                    for c in member_cells:
-                        quota[c] = min(float(supply[c]), quota[c] * factor)
+                    scale_to(quota, member_cells, supply, wanted[category])
     return {c: int(round(quota.get(c, 0.0))) for c in supply}
+
+
+def scale_to(
+    quota: dict[Cell, float], cells: list[Cell], supply: Mapping[Cell, int], wanted: float
+) -> None:
+    """Scale ``cells``' quotas by one factor, none above its supply, so that they sum to
+    ``wanted`` (or all reach their supply). Scaling by ``wanted / current`` and then capping
+    each cell would leave a category short wherever a cell hits its supply: a short category's
+    yes/no cell, cut by the answer axis, then never got back what its capped open cells could
+    not take (issue 33: explanatory kept 1,828 of 2,372 balanced questions)."""
+    live = [c for c in cells if quota[c] > 0]
+    capped = 0.0
+    # the factor at which each cell reaches its supply, lowest first: between two such
+    # breakpoints the sum is linear in the factor
+    points = sorted(live, key=lambda c: supply[c] / quota[c])
+    free = sum(quota[c] for c in points)
+    factor = 0.0
+    for c in points:
+        reach = supply[c] / quota[c]
+        if capped + reach * free >= wanted:
+            break
+        capped += supply[c]
+        free -= quota[c]
+        factor = reach
+    else:
+        for c in points:
+            quota[c] = float(supply[c])
+        return
+    factor = max(factor, (wanted - capped) / free)
+    for c in live:
+        quota[c] = min(float(supply[c]), quota[c] * factor)
 
 
 def water_fill(

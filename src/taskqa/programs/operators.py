@@ -22,6 +22,7 @@ from taskqa.causal import Link
 from taskqa.model import ATTRIBUTE_VALUES, UNKNOWN, Attribute
 from taskqa.programs.graph import Argument, Node, Program
 from taskqa.programs.records import FACT_KINDS, ClipView, Fact, Interval
+from taskqa.programs.scene import SCENE
 from taskqa.programs.syntax import parse_program, unquote
 
 Value = tuple[Interval, ...] | Interval | str
@@ -506,7 +507,9 @@ def _cause(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     person), or ``start`` where no change of it happens in the clip before the action. "Why was
     the fridge open when the person got the milk?" has answers a viewer tells apart (they opened
     it, the other person did, it was open from the first frame), and which one holds is what the
-    world's starting states and the other person decide, not the words."""
+    world's starting states and the other person decide, not the words. With ``type@after`` and
+    the clip's last action it asks the same of the state the clip ends in ("why was the drawer
+    open at the end of the video?", ``_changes_until_end``)."""
     last = cause_of(view, arguments, _single(inputs[0]))
     if last is None:
         return "start"
@@ -514,6 +517,9 @@ def _cause(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
     if len(agent) != 1:
         raise Unanswerable("a change by no one person")
     return agent[0]
+
+
+AS_LEFT = "after"  # ``cause(..., type@after, ...)``: the state the clip leaves, not the one found
 
 
 def cause_of(view: ClipView, arguments: Sequence[Argument], anchor: Interval) -> Interval | None:
@@ -546,6 +552,8 @@ def _changes_before(
         raise Unanswerable("the cause of a state at an unseen action")
     path = conditions(arguments, view)
     target = _target(path)
+    if any(s.key == "type" and s.value == AS_LEFT for s in path.steps):
+        return _changes_until_end(view, path, target, anchor)
     found = walk(anchor, conditions(("state", *target, "type@before"), view))
     values = {f.fields.get("value") for f in found if isinstance(f, Fact)}
     named = {s.value for s in path.steps if s.key == "value"}
@@ -559,6 +567,26 @@ def _changes_before(
     ]
     if any(i.end > anchor.start for i in earlier):
         raise Unanswerable("a change of it overlaps the action")
+    return str(values.pop()), earlier
+
+
+def _changes_until_end(
+    view: ClipView, path: Path, target: tuple[str, str], anchor: Interval
+) -> tuple[str, list[Interval]]:
+    """``cause(..., type@after, <the clip's last action>)``: the value the clip leaves the named
+    thing at, read from the last action's ``scene`` (the thing untouched by it and settled until
+    the clip's last frame, so no one changes it after), and every change of it the clip shows,
+    by either person. "Why was the drawer open at the end of the video?": the person opened it,
+    or it was open from the first frame, as the episode's starting states decide."""
+    found = walk(anchor, conditions((SCENE, *target), view))
+    values = {f.fields.get("value") for f in found if isinstance(f, Fact)}
+    named = {s.value for s in path.steps if s.key == "value"}
+    if len(values) != 1 or (named and named != values):
+        raise Unanswerable("the clip does not leave the thing settled in the one state named")
+    if any(i.start >= anchor.start for i in view.video if i.id != anchor.id):
+        raise Unanswerable("the state of the clip's end is read at its last action")
+    change = conditions(("change", *target), view)
+    earlier = [i for i in (*view.video, *view.others) if not i.future and walk(i, change)]
     return str(values.pop()), earlier
 
 

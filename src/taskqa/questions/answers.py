@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from taskqa.model.attributes import ATTRIBUTE_VALUES, Attribute
 from taskqa.programs.executor import result
 from taskqa.programs.graph import Program
+from taskqa.programs.operators import AS_LEFT
 from taskqa.programs.records import ClipView
 from taskqa.programs.syntax import unquote
 from taskqa.questions.realize import Speaker
@@ -31,6 +32,7 @@ from taskqa.questions.words import (
 )
 
 ATTEMPTS = ("failed", "partial")
+AS_LEFT_ARGUMENT = f"type@{AS_LEFT}"  # a cause of the state the clip ends in
 
 
 def answer(
@@ -95,7 +97,7 @@ def spoken_answer(
     "the cereal box"), a form kept among a question's accepted answers."""
     arguments = program.nodes[-1].arguments
     if program.nodes[-1].function == "cause":
-        return caused_by(raw, _named_value(arguments, values))
+        return caused_by(raw, _named_value(arguments, values), AS_LEFT_ARGUMENT in arguments)
     if VALUE_KEYS.intersection(arguments):
         return spoken_value(raw)
     if ATTRIBUTE_KEY in arguments:
@@ -132,7 +134,7 @@ def answer_choices(root_arguments: Sequence[str], binary: bool, function: str = 
     if binary:
         return ["no", "yes"]
     if function == "cause":  # who left it so: the person, the other person, or nobody
-        return caused_choices(_named_value(root_arguments))
+        return caused_choices(_named_value(root_arguments), AS_LEFT_ARGUMENT in root_arguments)
     if not VALUE_KEYS.intersection(root_arguments):
         return []
     for argument in root_arguments:

@@ -42,6 +42,7 @@ from taskqa.causal.dependency import Link
 from taskqa.causal.structure import Executability
 from taskqa.model import ActionSegment, Recording
 from taskqa.programs.clips import Clip as ProgramClip
+from taskqa.programs.operators import AS_LEFT
 from taskqa.programs.records import ClipView, Interval
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
@@ -98,6 +99,8 @@ def _asks_route(program: str) -> bool:
     """Whether a program asks how a thing came to be as an action found it: who left it so
     (``cause``) or whether the action could be done had nobody made it so
     (``counterfactual(undo, ...)``)."""
+    if program.startswith("cause(") and f"type@{AS_LEFT}," in program:
+        return False  # how the clip leaves a thing: no action is said to need it
     return program.startswith("cause(") or "counterfactual(undo," in program
 
 

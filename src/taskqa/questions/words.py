@@ -131,21 +131,26 @@ def made_value(value: str, form: str) -> str:
     return phrase
 
 
-def caused_by(who: str, value: str) -> str:
+def caused_by(who: str, value: str, at_end: bool = False) -> str:
     """Why a thing was ``value`` when an action found it, said for ``who`` left it so (``me``,
     ``the other person`` or ``start``, what ``cause`` answers): "the person had opened it",
-    "it was already open when the video began"; ``Unsayable`` for a value not asked so."""
+    "it was already open when the video began"; ``at_end``: of the state the clip ends in, where
+    the resting states (closed, off, clean) are asked too. ``Unsayable`` for a value not asked
+    so."""
     table = words().caused
-    done = (table.get("done") or {}).get(value)
-    if done is None or who not in table:
+    done = table.get("ended" if at_end else "done") or {}
+    if value not in done or who in _CAUSED_TABLES or who not in table:
         raise Unsayable(f"no words for why a thing was {value!r}")
-    return str(table[who]).format(done=done, value=spoken_value(value))
+    return str(table[who]).format(done=done[value], value=spoken_value(value))
 
 
-def caused_choices(value: str) -> list[str]:
+def caused_choices(value: str, at_end: bool = False) -> list[str]:
     """Every answer ``caused_by`` gives for ``value``: what a question about it allows."""
     table = words().caused
-    return sorted(caused_by(who, value) for who in table if who != "done")
+    return sorted(caused_by(who, value, at_end) for who in table if who not in _CAUSED_TABLES)
+
+
+_CAUSED_TABLES = frozenset({"done", "ended"})  # english.yaml `caused`: the doings, not the people
 
 
 def left_value(value: str) -> str:

@@ -99,6 +99,12 @@ class StepSpec(BaseModel):
     after: list[str] = Field(default_factory=list)
     skippable: bool = False
     errors: dict[str, str] = Field(default_factory=dict)
+    when: str | None = Field(
+        default=None,
+        description="Done only where this holds as the step comes up ('cup.cleanliness == "
+        "dirty', of an object or a role); elsewhere the thing is already as the task wants "
+        "and the step takes no time (a clean cup is not washed).",
+    )
 
 
 class TaskSpec(BaseModel):
@@ -167,15 +173,28 @@ class Step:
     after: tuple[str, ...]
     skippable: bool
     errors: dict[str, str]
+    when: WorldCondition | None = None  # done only where it holds (StepSpec.when)
 
     def objects(self) -> set[str]:
         return {name for action in self.actions for name in action.slots.objects()}
+
+    def wanted(
+        self, attributes: Mapping[str, Mapping[Attribute, str]], location: Mapping[str, str]
+    ) -> bool:
+        """Whether the step is to be done in a world of these values: always, unless its
+        ``when`` fails there (then it is already as the task wants)."""
+        return self.when is None or self.when.holds(attributes, location)
 
     def bound(self, binding: Mapping[str, str]) -> Step:
         """This step with each role replaced by the object bound to it."""
         actions = tuple(bind_action(action, binding) for action in self.actions)
         errors = {kind: _bind_text(text, binding) for kind, text in self.errors.items()}
-        return replace(self, actions=actions, text=_bind_text(self.text, binding), errors=errors)
+        when = self.when
+        if when is not None:
+            when = replace(when, obj=binding.get(when.obj, when.obj))
+        return replace(
+            self, actions=actions, text=_bind_text(self.text, binding), errors=errors, when=when
+        )
 
 
 _ROLE_IN_TEXT = re.compile(r"\{([a-z0-9-]+)\}")
@@ -390,6 +409,7 @@ def _compile_task(name: str, spec: TaskSpec) -> Task:
             after=tuple(step.after),
             skippable=step.skippable,
             errors=dict(step.errors),
+            when=None if step.when is None else parse_world_condition(step.when),
         )
         for step_id, step in spec.steps.items()
     }
@@ -592,10 +612,37 @@ def _check_task(spec: DomainSpec, name: str, task: TaskSpec, file: str) -> Itera
         for index, text in enumerate(step.actions):
             location = [*where, "steps", step_id, "actions", index]
             yield from _check_ground_action(spec, task.room, task.roles, text, file, location)
+        if step.when is not None:
+            yield from _check_step_when(spec, task, step.when, file, [*where, "steps", step_id])
     graph = nx.DiGraph([(b, s) for s, step in task.steps.items() for b in step.after])
     if not nx.is_directed_acyclic_graph(graph):
         cycle = " -> ".join(a for a, _ in nx.find_cycle(graph))
         yield Problem.at(file, [*where, "steps"], f"the steps' `after` lists form a cycle: {cycle}")
+
+
+def _check_step_when(
+    spec: DomainSpec, task: TaskSpec, text: str, file: str, where: list[str | int]
+) -> Iterator[Problem]:
+    """A step's ``when``: a condition on an attribute every object it may name has."""
+    try:
+        when = parse_world_condition(text)
+    except RuleError as error:
+        yield Problem.at(file, [*where, "when"], str(error))
+        return
+    names = task.roles.get(when.obj, [when.obj])
+    for name in names:
+        obj = spec.objects.get(name)
+        if obj is None:
+            yield Problem.at(file, [*where, "when"], f"unknown object or role {when.obj!r}")
+            return
+        if when.attribute is not None and when.attribute.name.lower() not in obj.attributes:
+            yield Problem.at(
+                file,
+                [*where, "when"],
+                f"{name!r} has no {when.attribute.name.lower()!r}; expected an attribute "
+                "every object it may name lists",
+            )
+            return
 
 
 def _check_distractors(spec: DomainSpec, file: str) -> Iterator[Problem]:

@@ -327,7 +327,10 @@ class EpisodeSimulator:
             early = [
                 (t, s)
                 for t, s in open_steps
-                if not self._predecessors_done(t, s) and self._early_step_harmless(agent, t, s)
+                # a step done only where needed ("rinse the mug") waits for what shows the need
+                if s.when is None
+                and not self._predecessors_done(t, s)
+                and self._early_step_harmless(agent, t, s)
             ]
             if early:
                 task, step = self.rng.choice(early)
@@ -392,6 +395,8 @@ class EpisodeSimulator:
         self.claimed.add(key)
         start, done_before = agent.free_at, len(self.actions)
         actions = routed(self.state, self.domain, step.actions)  # from where things really are
+        if not step.wanted(self.state.attributes, self.state.location):
+            actions = ()  # already as the task wants (a clean cup): nothing to do
         for index, action in enumerate(actions):
             schema = self.domain.schemas[action.verb]
             if self.state.violated(schema, action.slots, agent.id) and self.state.already_done(
@@ -428,7 +433,7 @@ class EpisodeSimulator:
         self, agent: AgentClock, action: GroundAction, rest: tuple[GroundAction, ...], attempt: int
     ) -> Outcome:
         """Done, failed (retried) or partial, as the schema allows; partial only where the rest
-        of the step can still be done afterwards."""
+        of the step, and every step not yet begun, can still be done afterwards."""
         schema = self.domain.schemas[action.verb]
         if (
             schema.can_fail
@@ -439,7 +444,10 @@ class EpisodeSimulator:
         if schema.partial is not None and self.rng.random() < self.config.partial_rate:
             scratch = self.state.copy()
             scratch.apply(schema, action.slots, agent.id, Outcome.PARTIAL)
-            if _run_actions(scratch, self.domain, rest, agent.id):
+            # and the episode's other steps too: a cup washed but still dirty takes no juice
+            if _run_actions(scratch, self.domain, rest, agent.id) and self._steps_still_possible(
+                scratch
+            ):
                 return Outcome.PARTIAL
         return Outcome.DONE
 
@@ -477,6 +485,8 @@ class EpisodeSimulator:
                 continue
             for task in sorted(set(agent.tasks) & set(giver.tasks)):
                 for step in self.tasks[task].steps.values():
+                    if not step.wanted(self.state.attributes, self.state.location):
+                        continue  # a clean cup's rinsing is nothing to hand over for
                     needed = step.objects() & held
                     if needed and self._can_take_over(agent, task, step, needed):
                         options.append((giver.index, task, step.id, tuple(sorted(needed))))
@@ -706,7 +716,9 @@ def _ancestors(steps: dict[str, Step], step_id: str) -> set[str]:
 
 def _run_step(state: WorldState, domain: Domain, step: Step, agent: str) -> bool:
     """Apply ``step`` to ``state`` if every action's preconditions hold in turn, taking each
-    thing from where it really is (``routed``)."""
+    thing from where it really is (``routed``); a step its ``when`` leaves out changes nothing."""
+    if not step.wanted(state.attributes, state.location):
+        return True
     return _run_actions(state, domain, routed(state, domain, step.actions), agent)
 
 
