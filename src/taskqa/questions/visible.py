@@ -47,6 +47,7 @@ from taskqa.programs.records import ClipView, Interval
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
+from taskqa.questions.words import unseen_at_end
 from taskqa.simulation.domain import Domain
 from taskqa.simulation.rules import AttributeIs
 
@@ -66,6 +67,7 @@ OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
 NOT_NEEDED = "why a thing was as an action found it, where the action does not need it so"
+SMALL_LIGHT = "how the clip leaves a thing whose state shows only as a small light"
 
 DONE = "done"
 # ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
@@ -102,6 +104,14 @@ def _asks_route(program: str) -> bool:
     if program.startswith("cause(") and f"type@{AS_LEFT}," in program:
         return False  # how the clip leaves a thing: no action is said to need it
     return program.startswith("cause(") or "counterfactual(undo," in program
+
+
+def _ends_unseen(template: Template, values: Mapping[str, str]) -> bool:
+    """Whether a question about the state the clip ends in names a thing and value a frame
+    shows only as a small light (a kettle switched off: english.yaml `caused.ended_unseen`)."""
+    named = {kind: values[name] for name, kind in template.params.items()}
+    obj, value = named.get(ParamType.OBJECT), named.get(ParamType.VALUE)
+    return obj is not None and value is not None and unseen_at_end(obj, value)
 
 
 def _needed_so(template: Template, values: Mapping[str, str], domain: Domain) -> bool:
@@ -202,6 +212,8 @@ def unseen(
             return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
+    if f"type@{AS_LEFT}," in program and _ends_unseen(template, values):
+        return SMALL_LIGHT
     if "executable@no" in template.program and _used_on_the_way(template, values, answer, view):
         return USED_ON_THE_WAY
     if ("task$" in program or "task@" in template.program) and domain is not None:

@@ -150,7 +150,15 @@ def caused_choices(value: str, at_end: bool = False) -> list[str]:
     return sorted(caused_by(who, value, at_end) for who in table if who not in _CAUSED_TABLES)
 
 
-_CAUSED_TABLES = frozenset({"done", "ended"})  # english.yaml `caused`: the doings, not the people
+# english.yaml `caused`: the doings and the things not asked of, not the people
+_CAUSED_TABLES = frozenset({"done", "ended", "ended_unseen"})
+
+
+def unseen_at_end(obj: str, value: str) -> bool:
+    """Whether "why was {obj} {value} at the end of the video?" is not asked: a value a frame
+    shows only as a small light (english.yaml `caused.ended_unseen`)."""
+    unseen = words().caused.get("ended_unseen") or {}
+    return value in (unseen.get(obj) or ())
 
 
 def left_value(value: str) -> str:
