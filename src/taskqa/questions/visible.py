@@ -67,7 +67,7 @@ OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
 NOT_NEEDED = "why a thing was as an action found it, where the action does not need it so"
-SMALL_LIGHT = "how the clip leaves a thing whose state shows only as a small light"
+SMALL_LIGHT = "how the clip leaves a thing whose state shows only as a small light or lid"
 
 DONE = "done"
 # ``iterate_until(forward, filter(verb@open, video))``: the first/last doing of one verb
@@ -108,7 +108,8 @@ def _asks_route(program: str) -> bool:
 
 def _ends_unseen(template: Template, values: Mapping[str, str]) -> bool:
     """Whether a question about the state the clip ends in names a thing and value a frame
-    shows only as a small light (a kettle switched off: english.yaml `caused.ended_unseen`)."""
+    shows only as a small light or lid (a kettle switched off, a milk carton's cap:
+    english.yaml `caused.ended_unseen`)."""
     named = {kind: values[name] for name, kind in template.params.items()}
     obj, value = named.get(ParamType.OBJECT), named.get(ParamType.VALUE)
     return obj is not None and value is not None and unseen_at_end(obj, value)

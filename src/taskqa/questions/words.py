@@ -156,7 +156,7 @@ _CAUSED_TABLES = frozenset({"done", "ended", "ended_unseen"})
 
 def unseen_at_end(obj: str, value: str) -> bool:
     """Whether "why was {obj} {value} at the end of the video?" is not asked: a value a frame
-    shows only as a small light (english.yaml `caused.ended_unseen`)."""
+    shows only as a small light or lid (english.yaml `caused.ended_unseen`)."""
     unseen = words().caused.get("ended_unseen") or {}
     return value in (unseen.get(obj) or ())
 
