@@ -281,6 +281,27 @@ def test_a_text_whose_question_allows_k_answers_keeps_each_at_one_kth(tmp_path: 
     assert _kept_answers(path, four) == dict.fromkeys(shapes, 4)
 
 
+def test_a_type_whose_texts_allow_two_answers_each_takes_no_cap(tmp_path: Path) -> None:
+    """Five texts of one reasoning type, each a closed pair of its own (why-state's "the person
+    had opened it" or "it was already open", then on, unwrapped...): ten answers in the type,
+    so the type cap would hold its top two to a third; each text is already half and half, so
+    no answer can answer more of the type than a guess, and every question stays."""
+    path = tmp_path / "c.jsonl"
+    records = []
+    for text, (obj, paraphrase) in enumerate([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]):
+        pair = [f"made {text}", f"already {text}"]
+        for answer in pair * (20 if text == 0 else 3):
+            item = record(len(records), ("query/value", obj, paraphrase, 0))
+            item.update(answer=answer, answer_choices=sorted(pair))
+            records.append(item)
+    kept = _kept_answers(path, records)
+    assert sum(kept.values()) == len(records) == 64
+    assert top_share(kept, 0.2) > 0.333  # what the cap would have cut
+    # the same answers as an open vocabulary are capped (and cut to a fifth per text: dropped)
+    plain = [{k: v for k, v in r.items() if k != "answer_choices"} for r in records]
+    assert _kept_answers(path, plain) == {}
+
+
 def test_chance_reference_is_one_over_the_answers_each_question_allows() -> None:
     from taskqa.benchmark.diagnostics import chance
 

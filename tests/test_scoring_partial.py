@@ -150,12 +150,33 @@ def test_mc_takes_split_all(benchmark_dir: Path, tmp_path: Path) -> None:
     export = _mc_export(benchmark_dir, tmp_path)
     families = [f for f in families_in(benchmark_dir) if (export / f / "test.jsonl").is_file()]
     assert len(families) >= 2
-    every = {ask["id"]: ask["answer"] for f in families for ask in _asks(export, f)}
-    replies = tmp_path / "zero-shot.jsonl"
-    replies.write_text(_lines(sorted(every.items())))
+    # a question in two families has its distractors drawn from each family's split, so one
+    # ask id can have other options (and letter) in each: a model answers each family apart
+    asked = {f: {ask["id"]: ask for ask in _asks(export, f)} for f in families}
+    shown = {
+        f: {i: (a["answer"], a.get("options")) for i, a in asks.items()}
+        for f, asks in asked.items()
+    }
+    differ = [i for i in shown[families[0]].keys() & shown[families[1]].keys()
+              if shown[families[0]][i] != shown[families[1]][i]]  # fmt: skip
+    assert differ  # the fixture has such asks, so the refusal below is exercised
+    merged = {i: a["answer"] for f in reversed(families) for i, a in asked[f].items()}
+    shared = tmp_path / "shared.jsonl"
+    shared.write_text(_lines(sorted(merged.items())))
+    code, output = _evaluate(
+        "-b", str(benchmark_dir), "--mc", str(export), "-p", str(shared), "--split", "all/test",
+        "-o", str(tmp_path / "refused"),
+    )  # fmt: skip
+    assert code != 0 and "give one predictions file per family" in " ".join(output.split())
+    replies = []
+    for family in families:
+        replies += ["-p", str(tmp_path / f"zero-shot-{family}.jsonl")]
+        Path(replies[-1]).write_text(
+            _lines(sorted((i, a["answer"]) for i, a in asked[family].items()))
+        )
     out = tmp_path / "r"
     code, output = _evaluate(
-        "-b", str(benchmark_dir), "--mc", str(export), "-p", str(replies), "--split", "all/test",
+        "-b", str(benchmark_dir), "--mc", str(export), *replies, "--split", "all/test",
         "-o", str(out),
     )  # fmt: skip
     assert code == 0, output
@@ -170,7 +191,10 @@ def test_mc_takes_split_all(benchmark_dir: Path, tmp_path: Path) -> None:
             assert f"{family}/test: no multiple-choice items" in output
             continue
         scored += 1
-        assert results["models"]["zero-shot"]["scores"]["all"]["circular_accuracy"] == 1.0
+        model = results["models"][f"zero-shot-{family}"]  # only the file made for it
+        mine = [m for m in results["models"] if m.startswith("zero-shot")]
+        assert mine == [f"zero-shot-{family}"]
+        assert model["scores"]["all"]["circular_accuracy"] == 1.0
         assert f"{family}/test:" in output
     assert scored
 

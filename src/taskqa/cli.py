@@ -269,7 +269,7 @@ def generate(
             help="Template files or folders instead of the built-ins.", callback=input_paths
         ),
     ] = None,
-    clip_seconds: Annotated[float, typer.Option(help="Target clip length in seconds.")] = 25.0,
+    clip_seconds: Annotated[float, typer.Option(help="Target clip length in seconds.")] = 20.0,
     obfuscation: Annotated[
         int,
         typer.Option(min=0, max=2, help="Most objects of an action said as 'something' (0-2)."),

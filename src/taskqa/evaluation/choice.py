@@ -148,6 +148,12 @@ def choice_asks(export: Path, family: str, split: str) -> set[str]:
     return {item.ask_id(r) for item in items for r in range(item.rotations)}
 
 
+def choice_options(export: Path, family: str, split: str) -> dict[str, tuple[str, ...]]:
+    """Every ask id of one split of an export, with the options as that ask shows them."""
+    items = read_choice_export(export, family, split)
+    return {item.ask_id(r): item.asked(r) for item in items for r in range(item.rotations)}
+
+
 def choice_families(export: Path, split: str) -> list[str]:
     """The families of the export that have ``split``, in the export's order."""
     manifest = load_json(export / MANIFEST)

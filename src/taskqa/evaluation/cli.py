@@ -208,6 +208,7 @@ def _evaluate_choices(
             raise InvalidInputError(
                 [Problem(str(predictions[i]), "", message) for i in plan.unused]
             )
+        _refuse_shared_replies(export, part, families, plan.chosen, predictions)
         scored: dict[str, dict[str, object]] = {}
         for family in families:
             chosen = plan.chosen[family]
@@ -225,6 +226,41 @@ def _evaluate_choices(
         f"wrote {len(scored)} families' mc-results.json and mc-families.json to {out}",
         highlight=False,
     )
+
+
+def _refuse_shared_replies(
+    export: Path,
+    part: str,
+    families: list[str],
+    chosen: dict[str, list[int]],
+    predictions: list[Path],
+) -> None:
+    """One file scored on several families must not answer an ask that two of them show with
+    other options: a question in two families draws its distractors from each family's split,
+    so one id can be "B" in one and "D" in the other, and a single reply cannot answer both."""
+    from itertools import combinations
+
+    from taskqa.evaluation.choice import choice_options
+
+    options = {family: choice_options(export, family, part) for family in families}
+    problems = []
+    for index, path in enumerate(predictions):
+        mine = [family for family in families if index in chosen[family]]
+        for first, second in combinations(mine, 2):
+            differ = sorted(
+                ask
+                for ask in options[first].keys() & options[second].keys()
+                if options[first][ask] != options[second][ask]
+            )
+            if differ:
+                message = (
+                    f"ask {differ[0]} (and {len(differ) - 1:,} more) is shown with other options "
+                    f"in {first}/{part} than in {second}/{part}, so one reply cannot answer both: "
+                    "give one predictions file per family"
+                )
+                problems.append(Problem(str(path), "", message))
+    if problems:
+        raise InvalidInputError(problems)
 
 
 def _check_split_part(part: str) -> None:

@@ -329,13 +329,20 @@ def _two_purposes(
 
 
 def _removed_step(template: Template, values: Mapping[str, str], view: ClipView) -> Interval | None:
-    """The one step, of either person, that a counterfactual's removal names; None where the
-    program removes none or the words name more than one."""
+    """The one step that a counterfactual's removal names, among the person's steps
+    (``counterfactual(hoi@{a}, video)``) or the other person's; None where the program removes
+    none or the words name more than one. Looking among both people's steps lost the step
+    where the other person did the same ("get the yellow bowl from the counter"), and with it
+    the checks that rest on it (issue 33: a first-impossible question skipped the washing of
+    the bowl on the way)."""
     match = _REMOVED.search(template.program)
     if match is None:
         return None
+    own = template.program[match.end() :].startswith(", video)")
     removed = [
-        i for i in (*view.observed, *view.others) if i.value("hoi")[0] == values[match.group(1)]
+        i
+        for i in (view.observed if own else view.others)
+        if i.value("hoi")[0] == values[match.group(1)]
     ]
     return removed[0] if len(removed) == 1 else None
 
