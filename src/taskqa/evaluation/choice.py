@@ -142,14 +142,9 @@ def _mismatch(
     return Problem(str(path), "", "; ".join(parts) + hint)
 
 
-def choice_asks(export: Path, family: str, split: str) -> set[str]:
-    """The ask ids (``<question id>#<rotation>``) of one split of an export."""
-    items = read_choice_export(export, family, split)
-    return {item.ask_id(r) for item in items for r in range(item.rotations)}
-
-
 def choice_options(export: Path, family: str, split: str) -> dict[str, tuple[str, ...]]:
-    """Every ask id of one split of an export, with the options as that ask shows them."""
+    """Every ask id (``<question id>#<rotation>``) of one split of an export, with the options
+    as that ask shows them."""
     items = read_choice_export(export, family, split)
     return {item.ask_id(r): item.asked(r) for item in items for r in range(item.rotations)}
 

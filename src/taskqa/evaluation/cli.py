@@ -179,7 +179,7 @@ def _evaluate_choices(
     """``--mc``: one split, or with ``all/SPLIT`` that split of every family the export has,
     each into OUT/FAMILY/mc-results.json, with ``mc-families.json`` across them."""
     from taskqa.atomic import write_text
-    from taskqa.evaluation.choice import choice_asks, choice_families, evaluate_choices
+    from taskqa.evaluation.choice import choice_families, choice_options, evaluate_choices
     from taskqa.evaluation.evaluate import model_names
     from taskqa.evaluation.families import plan_families
     from taskqa.evaluation.predictions import read_replies
@@ -197,7 +197,8 @@ def _evaluate_choices(
     with _stated("evaluate"):
         labels = model_names(predictions, names)
         families = choice_families(export, part)
-        wanted = {family: choice_asks(export, family, part) for family in families}
+        options = {family: choice_options(export, family, part) for family in families}
+        wanted = {family: set(asks) for family, asks in options.items()}
         answered = [set(read_replies(path)[0]) for path in predictions]
         plan = plan_families(answered, wanted, labels, allow_partial)
         if plan.unused:  # refused before anything is written
@@ -208,7 +209,7 @@ def _evaluate_choices(
             raise InvalidInputError(
                 [Problem(str(predictions[i]), "", message) for i in plan.unused]
             )
-        _refuse_shared_replies(export, part, families, plan.chosen, predictions)
+        _refuse_shared_replies(part, options, plan.chosen, predictions)
         scored: dict[str, dict[str, object]] = {}
         for family in families:
             chosen = plan.chosen[family]
@@ -229,9 +230,8 @@ def _evaluate_choices(
 
 
 def _refuse_shared_replies(
-    export: Path,
     part: str,
-    families: list[str],
+    options: dict[str, dict[str, tuple[str, ...]]],
     chosen: dict[str, list[int]],
     predictions: list[Path],
 ) -> None:
@@ -240,9 +240,7 @@ def _refuse_shared_replies(
     so one id can be "B" in one and "D" in the other, and a single reply cannot answer both."""
     from itertools import combinations
 
-    from taskqa.evaluation.choice import choice_options
-
-    options = {family: choice_options(export, family, part) for family in families}
+    families = list(options)
     problems = []
     for index, path in enumerate(predictions):
         mine = [family for family in families if index in chosen[family]]

@@ -109,9 +109,9 @@ def _asks_route(program: str) -> bool:
 
 
 def _ends_unseen(template: Template, values: Mapping[str, str]) -> bool:
-    """Whether a question about the state the clip ends in names a thing and value a frame
-    shows only as a small light or lid (a kettle switched off, a milk carton's cap:
-    english.yaml `caused.ended_unseen`)."""
+    """Whether a question about how a thing stood (at the clip's end, or whether it stayed or
+    stopped so) names a thing and value a frame shows only as a small light or lid (a kettle
+    switched off, a milk carton's cap: english.yaml `caused.ended_unseen`)."""
     named = {kind: values[name] for name, kind in template.params.items()}
     obj, value = named.get(ParamType.OBJECT), named.get(ParamType.VALUE)
     return obj is not None and value is not None and unseen_at_end(obj, value)
@@ -215,9 +215,8 @@ def unseen(
             return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
-    if (f"type@{AS_LEFT}," in program or _SCENE_OF_NAMED in template.program) and _ends_unseen(
-        template, values
-    ):
+    asks_standing = f"type@{AS_LEFT}," in template.program or _SCENE_OF_NAMED in template.program
+    if asks_standing and _ends_unseen(template, values):
         # whether such a thing stood so, stayed so or stopped being so is asked no more than
         # why it ended so: in blind studies from the frames viewers missed "was the milk
         # opened at some point?" and "was the cereal box closed at the end, as at the start?"
