@@ -322,3 +322,27 @@ def test_chance_reference_is_one_over_the_answers_each_question_allows() -> None
     assert result["binary"] == 50.0
     assert result["open"] == pytest.approx(100 * (1 / 2 + 1 / 4 + 1 / 3) / 3, abs=0.01)
     assert result["all"] == pytest.approx(100 * (1 / 2 + 1 / 4 + 1 / 2 + 1 / 3) / 4, abs=0.01)
+
+
+def test_object_questions_keep_a_lower_share_per_text(tmp_path: Path) -> None:
+    """One text with five answers (ten questions each) keeps all fifty as a state question (each
+    answer a fifth), but an object question's text needs seven answers to keep each at most
+    0.15 of it: with five it is dropped, with eight every answer stays at most 0.15."""
+    path = tmp_path / "c.jsonl"
+
+    def one_text(semantic: str, answers: int) -> list[dict[str, object]]:
+        records = []
+        for index in range(10 * answers):
+            item = record(index, ("query/value", 0, 0, index % answers))
+            item["semantic"] = semantic
+            records.append(item)
+        return records
+
+    assert sum(_kept_answers(path, one_text("state", 5)).values()) == 50
+    assert _kept_answers(path, one_text("object", 5)) == {}
+    kept = _kept_answers(path, one_text("object", 8))
+    assert kept and max(kept.values()) <= 0.15 * sum(kept.values()) + TOLERANCE
+    # the config says so, and a lower group_share still wins
+    lower = BalanceConfig(target=0, min_binary=0, group_share=0.1, mix=MixConfig(enabled=False))
+    table = _write_with_pairs(path, one_text("object", 8))
+    assert balance(table, lower).rows == []

@@ -15,7 +15,14 @@ from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.candidates import balancing_key
 from taskqa.benchmark.folder import FAMILIES, families_in
-from taskqa.benchmark.mix import MixConfig, mix_quotas, mix_summary, scale_to, water_fill
+from taskqa.benchmark.mix import (
+    MixConfig,
+    cell_tags,
+    mix_quotas,
+    mix_summary,
+    scale_to,
+    water_fill,
+)
 from taskqa.cli import app
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.generate import generate_file
@@ -159,8 +166,9 @@ def test_the_mix_moves_every_category_towards_its_target(bench: Path) -> None:
 def test_a_category_the_supply_cannot_fill_is_reported_short_and_kept_whole() -> None:
     """Explanatory questions are 1% of the supply against a target of 22.5%: the mix cuts the
     rest to about ``keep`` of the set, which lifts the explanatory share well above what was
-    supplied (raking trades it against the open share, so not all 100 are kept), and reports
-    explanatory short (supplied below its target), not traded."""
+    supplied, keeps all 100 (raking alone traded some against the open share: the floors keep
+    a category's whole supply where it is below its floor), and reports explanatory short
+    (supplied below its target), not traded. Every floor and ceiling holds."""
     supply = {
         ("descriptive$world$action$query", "open"): 4000,
         ("descriptive$world$state$verify", "binary"): 2000,
@@ -181,6 +189,20 @@ def test_a_category_the_supply_cannot_fill_is_reported_short_and_kept_whole() ->
     assert reached > 1.5 * supplied and reached < 0.225 - 0.01
     assert "type/explanatory" in summary["short"]
     assert "type/explanatory" not in summary["traded"]
+    assert quotas["explanatory$world$state$query", "open"] == 100
+    kept = sum(quotas.values())
+
+    def share_of(category: str) -> tuple[int, int]:
+        cells = [c for c in supply if f"tag/{category}" in cell_tags(c)]
+        return sum(quotas[c] for c in cells), sum(supply[c] for c in cells)
+
+    for axis_floors in config.floors.values():
+        for category, floor in axis_floors.items():
+            got, had = share_of(category)
+            assert got >= min(floor * kept, had) - len(supply), (category, got, had)
+    for axis_ceilings in config.ceilings.values():
+        for category, ceiling in axis_ceilings.items():
+            assert share_of(category)[0] <= ceiling * kept + len(supply), category
 
 
 def test_the_report_says_how_much_supply_the_text_fixes(bench: Path) -> None:

@@ -538,6 +538,7 @@ def _balancing_summary(config: BalanceConfig, balanced: Balanced) -> dict[str, A
     return {
         "balance_by": config.balance_by,
         "group_share": config.group_share,
+        "semantic_shares": config.semantic_shares,
         "groups": balanced.groups,
         "dropped": balanced.dropped,
         "lost_by_type": balanced.lost_by_type,

@@ -40,8 +40,9 @@ import numpy as np
 
 from taskqa.benchmark.balance import BalanceConfig, Balanced, cap_counts, rank, share
 from taskqa.benchmark.candidates import Candidates
-from taskqa.benchmark.mix import Cell, mix_quotas, mix_summary
-from taskqa.questions.tags import BINARY_ANSWERS
+from taskqa.benchmark.mix import mix_quotas, mix_summary
+from taskqa.benchmark.mix_floors import Cell
+from taskqa.questions.tags import BINARY_ANSWERS, TAG_SEPARATOR
 
 Rows = dict[str, list[int]]  # answer -> rows, lowest rank first
 SAMPLING_ROUNDS = 6
@@ -96,7 +97,7 @@ def balance_groups(candidates: Candidates, config: BalanceConfig) -> Balanced:
     lost: Counter[tuple[str, str]] = Counter()  # (reasoning type, reason) -> candidates
 
     pairs = _pairs(cells, type_of, config.min_binary, lost)
-    shares = _shares(cells, candidates.choices, config.group_share)
+    shares = _shares(cells, candidates.choices, _group_shares(type_of, config))
     kept: dict[str, Rows] = {}
     for key in cells:
         open_rows = {a: rows for a, rows in cells[key].items() if a not in BINARY_ANSWERS}
@@ -267,15 +268,29 @@ def _size(kept: Mapping[str, Rows]) -> int:
     return sum(len(rows) for answers in kept.values() for rows in answers.values())
 
 
+def _group_shares(type_of: Mapping[str, str], config: BalanceConfig) -> dict[str, float]:
+    """Each group's share before its answers are counted: ``group_share``, or lower where the
+    group's semantic category has one in ``semantic_shares`` (a reasoning type names its
+    category as one of its tags)."""
+    shares = {}
+    for key, kind in type_of.items():
+        tags = kind.split(TAG_SEPARATOR)
+        lower = [s for category, s in config.semantic_shares.items() if category in tags]
+        shares[key] = min([config.group_share, *lower])
+    return shares
+
+
 def _shares(
-    cells: Mapping[str, Rows], choices: Sequence[int], group_share: float
+    cells: Mapping[str, Rows], choices: Sequence[int], group_shares: Mapping[str, float]
 ) -> dict[str, float]:
-    """The most one answer may answer of each group's open questions: ``group_share``, or 1/k
-    where the group's questions allow only k answers (one template and text: one attribute)."""
+    """The most one answer may answer of each group's open questions: its ``group_shares``, or
+    1/k where the group's questions allow only k answers (one template and text: one
+    attribute)."""
     shares = {}
     for key, answers in cells.items():
         allowed = max((choices[rows[0]] for rows in answers.values()), default=0)
-        shares[key] = max(group_share, 1 / allowed) if allowed >= 2 else group_share
+        share = group_shares[key]
+        shares[key] = max(share, 1 / allowed) if allowed >= 2 else share
     return shares
 
 

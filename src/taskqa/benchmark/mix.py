@@ -23,9 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from taskqa.benchmark.mix_floors import DEFAULT_CEILINGS, DEFAULT_FLOORS, Cell, meet_floors
 from taskqa.questions.tags import TAG_SEPARATOR
 
-Cell = tuple[str, str]  # (reasoning type, "binary" or "open")
 RAKING_ROUNDS = 60
 SHORT_BY = 0.01  # a category more than a point below its target share is reported short
 
@@ -65,6 +65,14 @@ class MixConfig(BaseModel):
     targets: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {axis: dict(t) for axis, t in DEFAULT_TARGETS.items()},
         description="Target share of each category, per axis (type, scope, semantic, answer).",
+    )
+    floors: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {axis: dict(f) for axis, f in DEFAULT_FLOORS.items()},
+        description="Least share of each category, per axis, where the supply allows it.",
+    )
+    ceilings: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {axis: dict(c) for axis, c in DEFAULT_CEILINGS.items()},
+        description="Most share of each category, per axis.",
     )
 
 
@@ -108,6 +116,8 @@ def mix_quotas(supply: Mapping[Cell, int], total: int, config: MixConfig) -> dic
             for category, member_cells in members.items():
                 if current[category] > 0:
                     scale_to(quota, member_cells, supply, wanted[category])
+    if config.floors or config.ceilings:
+        quota = meet_floors(quota, supply, config.floors, config.ceilings)
     return {c: int(round(quota.get(c, 0.0))) for c in supply}
 
 

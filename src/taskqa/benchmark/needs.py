@@ -74,7 +74,11 @@ class _Reader:
             named += [s.value for s in path.steps if s.key in ENTITY_KEYS and s.value is not None]
         if answer is not None:
             named.append(answer)
-        if words and not future:
+        # a change read from the action's facts is seen only as the action is: eating, which
+        # the renderer does not act out, leaves an egg whole on screen though its log says
+        # "cut" (blind viewers answered "no" to "was the egg cut at some point?")
+        changes = any(_reads_change(path) for path in paths)
+        if (words or changes) and not future:
             for verb in set(interval.value("verb")) & self.undrawn:
                 self.add(Need(verb, where, undrawn=True))
             named += list(interval.value("obj"))
@@ -98,6 +102,11 @@ class _Reader:
     def add(self, need: Need) -> None:
         if need not in self.needs:
             self.needs.append(need)
+
+
+def _reads_change(path: Conditions) -> bool:
+    """Whether a condition path reads an action's change facts (``filter(change, ...)``)."""
+    return any(step.descends and step.key == "change" for step in path.steps)
 
 
 def _tests_fields(path: Conditions) -> bool:

@@ -32,6 +32,7 @@ from taskqa.questions.answers import (
     spoken_answer,
 )
 from taskqa.questions.config import GenerationConfig
+from taskqa.questions.foreseen import next_step_foreseen
 from taskqa.questions.indirect import with_indirect
 from taskqa.questions.instantiate import Instance, Instantiator, Memo, SampleSpace, sample_space
 from taskqa.questions.realize import Speaker, parse_action_text
@@ -90,7 +91,11 @@ def questions_for_recording(
         attempted = attempted_actions(view, outcome_of)
         unclear = _tried_not_done(view, outcome_of, attempted)
         on_screen = visible.Clip(
-            view, outcome_of, attempted | unclear, visible.done_before_clip(ended, clip)
+            view,
+            outcome_of,
+            attempted | unclear,
+            visible.done_before_clip(ended, clip),
+            next_step_foreseen(recording, clip),
         )
         space = sample_space(view)
         memo: Memo = {}

@@ -10,8 +10,13 @@ found every miss resting on something else:
   that fails; a reference by verb is not asked where the clip also shows that verb only tried,
   and no question names a thing the clip shows a try on (a fridge door that swings a quarter
   open and falls back reads as opened and closed: "did the other person close the fridge?").
-- **heat ahead**: no prediction asks how hot a thing will be: it rests on heating not yet seen
-  (was the microwave switched on?), and viewers guessed such questions wrong most often.
+- **heat or dirt ahead**: no prediction asks how hot a thing will be: it rests on heating not yet
+  seen (was the microwave switched on?), and viewers guessed such questions wrong most often;
+  nor whether it will be clean: using a thing never dirties it in the world, but viewers
+  expect a juicer just used to be dirty.
+- **next step unforeseen**: a prediction of how a thing will stand after the next action is asked
+  only where the clip points to that action (foreseen.py: it goes on with a step the clip shows
+  started, or is the one step the task leaves ready); elsewhere blind viewers could only guess.
 - **first / last of one**: "the first thing the person opened" is asked only where the clip
   shows them opening two things or more; with one, "first" is a riddle.
 - **purposes**: a why-question's answer is a later action the clip shows done, not one after
@@ -55,6 +60,8 @@ TRY_ANSWER = "answer is an action only tried (a try does not show as one)"
 TRY_NAMED = "names an action only tried (a try does not show as one)"
 TRY_NEXT = "prediction across a next action that fails or is partly done"
 HEAT_AHEAD = "prediction of how hot a thing will be"
+CLEAN_AHEAD = "prediction of whether a thing will be clean"
+NEXT_UNFORESEEN = "prediction of a state where the clip does not point to the next step"
 TRY_OF_VERB = "reference by a verb the clip also shows only tried"
 TRY_ON_THING = "names a thing the clip shows a failed try on"
 ONE_CANDIDATE = "first or last of one thing"
@@ -80,6 +87,8 @@ _FIRST_ACTION = re.compile(r"iterate_until\((?:forward|backward), filter\(video\
 _VERB = re.compile(r"\bverb@([^,()\s]+)")
 # ``exist(verb@open, obj@fridge, ...)``: did the person do this to that thing
 _EXISTS_OF_VERB = re.compile(r"exist\(verb@([^,()\s]+), obj@([^,()\s<]+),")
+# ``query(state, obj@..., type@after, ..., pred(video)))``: how a thing will be after the next step
+_PREDICTED_STATE = re.compile(r"query\(state, .*\bpred\(video\)")
 _PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
 
 
@@ -94,6 +103,9 @@ class Clip:
     # "did the person need to open the fridge to get the milk?" is yes where they opened it
     # just before the clip, which the clip, opening on an open fridge, cannot show
     done_before: frozenset[tuple[str, str]] = frozenset()
+    # whether the clip points to the person's next step (foreseen.py): a started step goes on,
+    # or the task leaves one step ready
+    next_foreseen: bool = True
 
     def done(self, interval_id: str) -> bool:
         return self.outcome_of.get(interval_id, DONE) == DONE
@@ -186,6 +198,10 @@ def unseen(
         return TRY_NEXT
     if "predictive" in template.types and _asks_temperature(program, values):
         return HEAT_AHEAD
+    if "predictive" in template.types and _asks_cleanliness(program, values):
+        return CLEAN_AHEAD
+    if _PREDICTED_STATE.match(program) and not clip.next_foreseen:
+        return NEXT_UNFORESEEN
     if _names_a_tried_thing(template, values, clip):
         return TRY_ON_THING
     for verb in set(_VERB.findall(program)):
@@ -381,6 +397,15 @@ def _names_a_tried_thing(template: Template, values: Mapping[str, str], clip: Cl
         elif kind is ParamType.OBJECT:
             named.add(values[name])
     return bool(named & tried)
+
+
+def _asks_cleanliness(program: str, values: Mapping[str, str]) -> bool:
+    """Whether the question asks whether something is or will be clean. In the world only
+    washing and wiping change it (using a juicer or a bowl leaves it clean), while a viewer
+    expects a thing just used for food to be dirty: viewers missed "will the juicer be clean or
+    dirty after the person's next action?" (issue 33's eighth part) and "will the last thing
+    they took be clean or dirty after the next action?" (its seventh)."""
+    return "attribute@cleanliness" in program or "cleanliness" in values.values()
 
 
 def _asks_temperature(program: str, values: Mapping[str, str]) -> bool:
