@@ -178,7 +178,8 @@ def _follow(
         pool = came[1] if len(came) > 1 else {}
         return {i.id: pool.get(i.id, ()) for i in _as_intervals(value)}
     if reads is Reads.REMOVED and arguments[:1] == (UNDO,):
-        # "could the person have got the milk without anyone opening the fridge?": the taking,
+        # "would the person have been able to get the milk, ignoring anything anyone did to the
+        # fridge before then?": the taking,
         # each opening the question takes away where it happens, or the fridge from the start
         asked = inputs[-1] if inputs else None
         if isinstance(asked, Interval):

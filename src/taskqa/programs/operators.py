@@ -449,8 +449,9 @@ def _added(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value
 
 def _undone(view: ClipView, arguments: Sequence[Argument], inputs: Sequence[Value]) -> Value:
     """``counterfactual(undo, obj@o, attribute@f, value@v, <action>)``: the action, had nobody
-    made ``o``'s ``f`` ``v`` in the clip before it. "Could the person have got the milk from the
-    fridge without anyone opening it during the video?": every change either person made
+    made ``o``'s ``f`` ``v`` in the clip before it. "Would the person have been able to get the
+    milk from the fridge, ignoring anything anyone did to the fridge in the video before then?":
+    every change either person made
     that left the fridge open before the taking is removed (none where it was open from the
     first frame), and the replay of the domain's schemas says whether the taking could still be
     done. Which holds is what the starting states and the other person decide, not the words:

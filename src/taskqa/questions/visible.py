@@ -52,7 +52,7 @@ from taskqa.programs.records import ClipView, Interval
 from taskqa.questions.indirect import reference_attribute
 from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
-from taskqa.questions.words import unseen_at_end
+from taskqa.questions.words import unseen_at_end, words
 from taskqa.simulation.domain import Domain
 from taskqa.simulation.rules import AttributeIs
 
@@ -74,6 +74,8 @@ OTHER_ATTRIBUTE = "thing referred to by a doing about another attribute"
 DONE_BEFORE_CLIP = "a no to a doing the person did just before the clip"
 USED_ON_THE_WAY = "a step before the answer handles what the removed action moved"
 NOT_NEEDED = "why a thing was as an action found it, where the action does not need it so"
+CHANGED_TWICE = "a route taken away from a thing the clip changes twice before the step"
+RULE_ONLY = "a route taken away where only the world's rules say the step needs it"
 SMALL_LIGHT = "how a clip shows a thing whose state shows only as a small light or lid"
 # the scene state of a named thing: still-at-end, stopped-being, scene-state-verify
 _SCENE_OF_NAMED = "filter(scene, obj@{o}"
@@ -109,6 +111,27 @@ class Clip:
 
     def done(self, interval_id: str) -> bool:
         return self.outcome_of.get(interval_id, DONE) == DONE
+
+
+def _changed_twice(template: Template, values: Mapping[str, str], view: ClipView) -> bool:
+    """Whether either person changes the asked thing's attribute more than once in the clip
+    before the step a route counterfactual names. "Ignoring anything anyone did to the
+    cupboard before the person went to get the plate" is the cupboard as the clip began, while
+    the program takes away only the changes that made it open: with the cupboard open at the
+    start, shut by the other person and opened again, the two differ."""
+    named = {kind: values[name] for name, kind in template.params.items()}
+    obj, attribute = named.get(ParamType.OBJECT), named.get(ParamType.ATTRIBUTE)
+    steps = [i for i in view.observed if i.value("hoi")[:1] == (named.get(ParamType.ACTION),)]
+    if obj is None or attribute is None or len(steps) != 1:
+        return False
+    changes = sum(
+        1
+        for i in (*view.observed, *view.others)
+        if i.end <= steps[0].start
+        for f in i.facts
+        if f.kind == "change" and f.fields["obj"] == obj and f.fields["attribute"] == attribute
+    )
+    return changes > 1
 
 
 def _asks_route(program: str) -> bool:
@@ -231,6 +254,14 @@ def unseen(
             return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
+    if "counterfactual(undo," in program:
+        named = {kind: values[name] for name, kind in template.params.items()}
+        if named.get(ParamType.VALUE) not in words().undone:
+            # english.yaml `undone`: no milk from a shut fridge, no water from a tap not
+            # running; a clean mug to pour into, or cheese unwrapped to cut, is the world's rule
+            return RULE_ONLY
+        if _changed_twice(template, values, view):
+            return CHANGED_TWICE
     asks_standing = f"type@{AS_LEFT}," in template.program or _SCENE_OF_NAMED in template.program
     if asks_standing and _ends_unseen(template, values):
         # whether such a thing stood so, stayed so or stopped being so is asked no more than
