@@ -161,6 +161,13 @@ def test_texts_must_use_exactly_the_params() -> None:
     ]
 
 
+def test_a_parameter_declared_unsaid_need_not_be_said() -> None:
+    """A route counterfactual says the action and the thing, and the action fixes the state it
+    needs: ``unsaid`` lets a text leave that parameter out, and must name declared ones."""
+    assert _problems(texts=["What changed?"], unsaid=("a",)) == []
+    assert _problems(unsaid=("b",)) == [_problem(".unsaid", "{b} is not declared in params")]
+
+
 def test_tense_and_agreement_of_texts() -> None:
     params = {"a": "action", "o": "object"}
     program = "query(change, obj$, only(filter(obj@{o}, hoi@{a}, video)))"

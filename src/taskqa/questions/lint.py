@@ -108,6 +108,9 @@ def _params(template: Template) -> Iterator[tuple[Location, str]]:
 # --- texts -----------------------------------------------------------------------------------
 def _texts(template: Template) -> Iterator[tuple[Location, str]]:
     declared = template.params
+    for name in template.unsaid:
+        if name not in declared:
+            yield ["unsaid"], f"{{{name}}} is not declared in params"
     for index, text in enumerate(template.texts):
         location: Location = ["texts", index]
         if not text.rstrip().endswith("?"):
@@ -151,6 +154,8 @@ def _texts(template: Template) -> Iterator[tuple[Location, str]]:
         says_value = any(declared.get(name) is ParamType.VALUE for name in used)
         for name, kind in declared.items():
             # a value names its attribute ("was the fridge open"): {f} need not be said then
+            if name in template.unsaid:
+                continue
             if name not in used and not (kind is ParamType.ATTRIBUTE and says_value):
                 yield location, f"the text does not mention {{{name}}}"
         yield from ((location, m) for m in _agreement(text, declared))

@@ -89,6 +89,10 @@ class Template(BaseModel):
     # attribute asked ("was the thing they closed still open at the end?" reads as a riddle,
     # "did the thing they closed stop being open?" as a tautology)
     object_references: Literal["all", "taken"] = "all"
+    # parameters the texts need not say, because the others fix them: a route counterfactual
+    # says the action and the thing ("ignoring anything anyone did to the fridge before the
+    # person went to get the milk"), and the action's schema fixes the state it needs (open)
+    unsaid: tuple[str, ...] = ()
     # false: left out of the built-in default set because its wording failed a review done
     # from the clips' frames (the reason is in `notes`); still usable with --templates
     default: bool = True
