@@ -74,9 +74,10 @@ class _Reader:
             named += [s.value for s in path.steps if s.key in ENTITY_KEYS and s.value is not None]
         if answer is not None:
             named.append(answer)
-        # a change read from the action's facts is seen only as the action is: eating, which
-        # the renderer does not act out, leaves an egg whole on screen though its log says
-        # "cut" (blind viewers answered "no" to "was the egg cut at some point?")
+        # a change read from the action's facts is seen only as the action is, its things (and
+        # the other person) on screen: eating, which the renderer does not act out, leaves an
+        # egg whole on screen though its log says "cut" (blind viewers answered "no" to "was
+        # the egg cut at some point?")
         changes = any(_reads_change(path) for path in paths)
         if (words or changes) and not future:
             for verb in set(interval.value("verb")) & self.undrawn:
