@@ -15,14 +15,8 @@ from taskqa.benchmark.balance import BalanceConfig, cap_counts, top_share
 from taskqa.benchmark.build import BuildConfig, build_benchmark
 from taskqa.benchmark.candidates import balancing_key
 from taskqa.benchmark.folder import FAMILIES, families_in
-from taskqa.benchmark.mix import (
-    MixConfig,
-    cell_tags,
-    mix_quotas,
-    mix_summary,
-    scale_to,
-    water_fill,
-)
+from taskqa.benchmark.mix import MixConfig, mix_quotas, mix_summary, scale_to, water_fill
+from taskqa.benchmark.mix_floors import cell_tags
 from taskqa.cli import app
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.generate import generate_file

@@ -23,8 +23,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from taskqa.benchmark.mix_floors import DEFAULT_CEILINGS, DEFAULT_FLOORS, Cell, meet_floors
-from taskqa.questions.tags import TAG_SEPARATOR
+from taskqa.benchmark.mix_floors import (
+    DEFAULT_CEILINGS,
+    DEFAULT_FLOORS,
+    Cell,
+    in_category,
+    meet_floors,
+)
 
 RAKING_ROUNDS = 60
 SHORT_BY = 0.01  # a category more than a point below its target share is reported short
@@ -76,15 +81,8 @@ class MixConfig(BaseModel):
     )
 
 
-def cell_tags(cell: Cell) -> frozenset[str]:
-    """The categories a (reasoning type, answer kind) cell counts in, as ``axis/category``."""
-    kind, answer = cell
-    return frozenset([*(f"tag/{part}" for part in kind.split(TAG_SEPARATOR)), f"answer/{answer}"])
-
-
 def _members(cells: list[Cell], axis: str, category: str) -> list[Cell]:
-    name = f"answer/{category}" if axis == "answer" else f"tag/{category}"
-    return [cell for cell in cells if name in cell_tags(cell)]
+    return [cell for cell in cells if in_category(cell, axis, category)]
 
 
 def mix_quotas(supply: Mapping[Cell, int], total: int, config: MixConfig) -> dict[Cell, int]:

@@ -35,10 +35,15 @@ DEFAULT_FLOORS: dict[str, dict[str, float]] = {
 DEFAULT_CEILINGS: dict[str, dict[str, float]] = {"semantic": {"action": 0.445}}
 
 
-def _in(cell: Cell, axis: str, category: str) -> bool:
-    if axis == "answer":
-        return cell[1] == category
-    return category in cell[0].split(TAG_SEPARATOR)
+def cell_tags(cell: Cell) -> frozenset[str]:
+    """The categories a (reasoning type, answer kind) cell counts in, as ``axis/category``."""
+    kind, answer = cell
+    return frozenset([*(f"tag/{part}" for part in kind.split(TAG_SEPARATOR)), f"answer/{answer}"])
+
+
+def in_category(cell: Cell, axis: str, category: str) -> bool:
+    """Whether ``cell`` counts in ``category`` of ``axis`` (type, scope, semantic, answer)."""
+    return (f"answer/{category}" if axis == "answer" else f"tag/{category}") in cell_tags(cell)
 
 
 def meet_floors(
@@ -65,11 +70,11 @@ def meet_floors(
 
     for axis, shares in floors.items():
         for category, share in shares.items():
-            member = np.array([float(_in(c, axis, category)) for c in cells])
+            member = np.array([float(in_category(c, axis, category)) for c in cells])
             at_most(-member, -min(share * total, float(member @ have)))
     for axis, shares in ceilings.items():
         for category, share in shares.items():
-            at_most(np.array([float(_in(c, axis, category)) for c in cells]), share * total)
+            at_most(np.array([float(in_category(c, axis, category)) for c in cells]), share * total)
     binary = np.array([float(c[1] == "binary") for c in cells])
     at_most(binary, max(float(binary @ raked), 0.0) + 1e-6)
     # |q - r| <= d:  q - d <= r  and  -q - d <= -r

@@ -113,17 +113,25 @@ class Clip:
         return self.outcome_of.get(interval_id, DONE) == DONE
 
 
-def _changed_twice(template: Template, values: Mapping[str, str], view: ClipView) -> bool:
-    """Whether either person changes the asked thing's attribute more than once in the clip
-    before the step a route counterfactual names. "Ignoring anything anyone did to the
-    cupboard before the person went to get the plate" is the cupboard as the clip began, while
-    the program takes away only the changes that made it open: with the cupboard open at the
-    start, shut by the other person and opened again, the two differ."""
+def _route_unfit(template: Template, values: Mapping[str, str], view: ClipView) -> str | None:
+    """Why a route counterfactual ("ignoring anything anyone did to the cupboard before the
+    person went to get the plate, ...") is not asked, if it is not:
+
+    - ``RULE_ONLY``: the state taken away is not in english.yaml `undone` (no milk from a shut
+      fridge, no water from a tap not running; a clean mug to pour into, or cheese unwrapped to
+      cut, is the world's rule);
+    - ``CHANGED_TWICE``: either person changes the thing's attribute more than once in the clip
+      before the step. The words mean the cupboard as the clip began, while the program takes
+      away only the changes that made it open: with the cupboard open at the start, shut by
+      the other person and opened again, the two differ.
+    """
     named = {kind: values[name] for name, kind in template.params.items()}
+    if named.get(ParamType.VALUE) not in words().undone:
+        return RULE_ONLY
     obj, attribute = named.get(ParamType.OBJECT), named.get(ParamType.ATTRIBUTE)
     steps = [i for i in view.observed if i.value("hoi")[:1] == (named.get(ParamType.ACTION),)]
     if obj is None or attribute is None or len(steps) != 1:
-        return False
+        return None
     changes = sum(
         1
         for i in (*view.observed, *view.others)
@@ -131,7 +139,7 @@ def _changed_twice(template: Template, values: Mapping[str, str], view: ClipView
         for f in i.facts
         if f.kind == "change" and f.fields["obj"] == obj and f.fields["attribute"] == attribute
     )
-    return changes > 1
+    return CHANGED_TWICE if changes > 1 else None
 
 
 def _asks_route(program: str) -> bool:
@@ -254,14 +262,8 @@ def unseen(
             return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
-    if "counterfactual(undo," in program:
-        named = {kind: values[name] for name, kind in template.params.items()}
-        if named.get(ParamType.VALUE) not in words().undone:
-            # english.yaml `undone`: no milk from a shut fridge, no water from a tap not
-            # running; a clean mug to pour into, or cheese unwrapped to cut, is the world's rule
-            return RULE_ONLY
-        if _changed_twice(template, values, view):
-            return CHANGED_TWICE
+    if "counterfactual(undo," in program and (route := _route_unfit(template, values, view)):
+        return route
     asks_standing = f"type@{AS_LEFT}," in template.program or _SCENE_OF_NAMED in template.program
     if asks_standing and _ends_unseen(template, values):
         # whether such a thing stood so, stayed so or stopped being so is asked no more than
