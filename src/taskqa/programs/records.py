@@ -145,9 +145,13 @@ def build_view(
 
     observed = intervals(clip.observed, future=False, other=False)
     shown = [by_id[i] for i in clip.observed]
-    scene = scene_states(
-        recording, shown, (o for a in shown for o in a.slots.objects()), clip.prediction_start
-    )
+    # the things of the clip's actions, and those any action of the recording uses: a fridge
+    # nobody opens in the clip still shows how it stood ("why was the fridge closed at the end
+    # of the video?" -> "it was already closed when the video began"); templates name the
+    # latter only where they say so (``Template.objects`` ``room``)
+    things = {o for a in shown for o in a.slots.objects()}
+    things |= {o for a in recording.actions for o in a.slots.objects()}
+    scene = scene_states(recording, shown, things, clip.prediction_start)
     observed = tuple(_with_scene(i, scene.of(i.id)) for i in observed)
     future = intervals(clip.future, future=True, other=False)
     others = intervals(clip.others, future=False, other=True)

@@ -41,7 +41,7 @@ from taskqa.questions.tags import BINARY_ANSWERS, answer_kind
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 from taskqa.questions.wanted_texts import WantedTexts
 from taskqa.questions.wellposed import FIXED
-from taskqa.questions.words import Unsayable, words
+from taskqa.questions.words import Unsayable, untouched_shown, words
 from taskqa.questions.world import World, corpus_world, wording
 from taskqa.simulation.config import derive_seed
 from taskqa.simulation.domain import Domain
@@ -109,7 +109,9 @@ def questions_for_recording(
                 if instance.answer == "unknown":
                     rejected["unknown answer"] += 1
                     continue
-                unfit = _unfit(engine, instance, said.domain, attempted, unclear) or visible.unseen(
+                unfit = _unfit(
+                    engine, instance, said.domain, attempted, unclear, space.untouched
+                ) or visible.unseen(
                     engine.template, instance.values, instance.answer, on_screen, said.domain
                 )
                 if unfit is not None:
@@ -175,6 +177,7 @@ OPENS_NAMED = "answer opens, closes or switches what the question names"
 UNSAYABLE = "no words for a value or an attribute (english.yaml)"
 REPEATED = "an action done more than once, told apart by a state the words do not say"
 FIXTURE = "a fixture asked about as a thing carried"
+UNTOUCHED_UNSEEN = "an untouched thing in a state a frame does not show large"
 
 
 def _unfit(
@@ -183,13 +186,16 @@ def _unfit(
     domain: Domain | None,
     attempted: frozenset[str],
     unclear: frozenset[str],
+    untouched: Collection[str] = (),
 ) -> str | None:
     """Why an instance is no question a viewer could answer, before the well-posedness rules
-    (None: it may be one)."""
+    (None: it may be one); ``untouched``: the clip's things no shown action involves."""
     template = engine.template
     actions = [instance.values[name] for name in engine.action_params]
     if template.objects == "carried" and _names_fixture(template, instance, domain):
         return FIXTURE
+    if template.objects == "room" and _untouched_unseen(template, instance, domain, untouched):
+        return UNTOUCHED_UNSEEN
     if template.program.startswith("exist(") and any(a in unclear for a in actions):
         return TRIED_NOT_DONE
     if ADDING in template.program and any(a in attempted | unclear for a in actions):
@@ -212,6 +218,21 @@ def _names_actions_in_full(template: Template) -> bool:
         or ADDING in template.program
         or template.program.startswith("query(executable$")
     )
+
+
+def _untouched_unseen(
+    template: Template, instance: Instance, domain: Domain | None, untouched: Collection[str]
+) -> bool:
+    """Whether a ``room`` template names a thing the clip's actions leave untouched that is no
+    fixture of the world (a cup across the room: whether it is clean is a few small stains), or
+    in a state a frame shows only small (english.yaml `caused.untouched`)."""
+    named = {kind: instance.values[name] for name, kind in template.params.items()}
+    obj, value = named.get(ParamType.OBJECT), named.get(ParamType.VALUE)
+    if obj is None or obj not in untouched:
+        return False
+    if domain is None or obj not in domain.spec.objects or not domain.spec.objects[obj].fixture:
+        return True
+    return value is None or not untouched_shown(obj, value)
 
 
 def _names_fixture(template: Template, instance: Instance, domain: Domain | None) -> bool:

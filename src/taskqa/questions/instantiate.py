@@ -62,11 +62,23 @@ class SampleSpace:
     hidden: Mapping[str, tuple[str, str]]  # action text -> (first object hidden, first two hidden)
     verbs: tuple[str, ...] = ()  # verbs done to a thing: both people's shown and the next ones
     tasks: tuple[str, ...] = ()  # task labels of both people's shown and the person's next actions
+    # the things the clip shows standing as they were, untouched by its actions, that other
+    # actions of the recording use (a fridge nobody opens in the clip): named only by a
+    # template whose ``objects`` is ``room``
+    untouched: tuple[str, ...] = ()
 
     def options(
-        self, kind: ParamType, bound: Mapping[str, str], attribute: str | None, owner: str | None
+        self,
+        kind: ParamType,
+        bound: Mapping[str, str],
+        attribute: str | None,
+        owner: str | None,
+        room: bool = False,
     ) -> tuple[str, ...]:
-        """What parameter ``kind`` may take; ``owner`` is the object the template asks about."""
+        """What parameter ``kind`` may take; ``owner`` is the object the template asks about;
+        ``room``: objects include the ``untouched`` things."""
+        if kind is ParamType.OBJECT and room:
+            return (*self.objects, *self.untouched)
         if kind is ParamType.VALUE:
             return self.values.get(bound.get(attribute or "", ""), ())
         if kind is ParamType.ATTRIBUTE and owner is not None:
@@ -98,6 +110,9 @@ def sample_space(view: ClipView) -> SampleSpace:
             if fact.kind == "state" and fact.fields["attribute"] not in VIEWPOINT_NAMES:
                 values.setdefault(fact.fields["attribute"], []).append(fact.fields["value"])
                 owned.setdefault(fact.fields["obj"], []).append(fact.fields["attribute"])
+    untouched = _untouched(view, set(objects))
+    for obj, attributes in untouched.items():
+        owned.setdefault(obj, []).extend(attributes)
     return SampleSpace(
         actions=_unique(i.value("hoi")[0] for i in view.observed),
         other_actions=_unique(i.value("hoi")[0] for i in view.others),
@@ -124,7 +139,23 @@ def sample_space(view: ClipView) -> SampleSpace:
                 {t for i in (*view.observed, *view.others, *view.future) for t in i.value("task")}
             )
         ),
+        untouched=tuple(sorted(untouched)),
     )
+
+
+def _untouched(view: ClipView, objects: set[str]) -> dict[str, list[str]]:
+    """The things no shown action of the clip involves that stand settled at its last action
+    (its ``scene`` facts: records.py adds those other actions of the recording use), with the
+    attributes they show; none where the clip shows no action."""
+    if not view.observed:
+        return {}
+    last = max(view.observed, key=lambda i: (i.end, i.start, i.id))
+    found: dict[str, list[str]] = {}
+    for fact in last.facts:
+        obj = fact.fields.get("obj")
+        if fact.kind == "scene" and obj not in objects:
+            found.setdefault(str(obj), []).append(str(fact.fields["attribute"]))
+    return found
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
@@ -208,6 +239,7 @@ class Instantiator:
         )
         self.attribute = self._only_param(ParamType.ATTRIBUTE)
         self.object = self._only_param(ParamType.OBJECT)
+        self.room = template.objects == "room"
         # an object named by a nested program ("the first object whose status the person changed")
         references = set(_OBJECT_REFERENCE.findall(template.program))
         self.object_reference = references.pop() if len(references) == 1 else None
@@ -373,7 +405,7 @@ class Instantiator:
         taken = {v for n, v in bound.items() if self.template.params[n] is kind}
         if self.object is not None:
             owner = bound.get(self.object)
-        for value in space.options(kind, bound, self.attribute, owner):
+        for value in space.options(kind, bound, self.attribute, owner, self.room):
             if value in taken:
                 continue
             if kind is ParamType.ATTRIBUTE and value in self.fixed:

@@ -75,8 +75,11 @@ class Template(BaseModel):
     # built-in templates needing what the renderer does not draw yet are left out by default
     needs: tuple[Literal["gaze"], ...] = ()
     # ``carried``: the template's objects are things a person carries, never fixtures or places
-    # ("what did the person do with the counter next?" is no question); needs the world's domain
-    objects: Literal["any", "carried"] = "any"
+    # ("what did the person do with the counter next?" is no question); needs the world's domain.
+    # ``room``: also the fixtures the clip shows untouched by its actions ("why was the fridge
+    # closed at the end of the video?" of a fridge nobody opened: "it was already closed when
+    # the video began"), in the states english.yaml `caused.untouched` lists; needs the domain
+    objects: Literal["any", "carried", "room"] = "any"
     # how an action answer is said: ``base`` ("put the egg in the microwave"), ``to`` for a
     # why-question ("to put the egg in the microwave"), ``ing`` for "what was X doing ...?"
     # ("putting the egg in the microwave"); the base form stays a right answer

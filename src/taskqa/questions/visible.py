@@ -89,8 +89,9 @@ _FIRST_ACTION = re.compile(r"iterate_until\((?:forward|backward), filter\(video\
 _VERB = re.compile(r"\bverb@([^,()\s]+)")
 # ``exist(verb@open, obj@fridge, ...)``: did the person do this to that thing
 _EXISTS_OF_VERB = re.compile(r"exist\(verb@([^,()\s]+), obj@([^,()\s<]+),")
-# ``query(state, obj@..., type@after, ..., pred(video)))``: how a thing will be after the next step
-_PREDICTED_STATE = re.compile(r"query\(state, .*\bpred\(video\)")
+# ``query(state, obj@..., type@after, ..., pred(video)))``: how a thing will be after the next
+# step (``verify(...)``: whether it will be so)
+_PREDICTED_STATE = re.compile(r"(?:query|verify)\(state, .*\bpred\(video\)")
 _PLACEHOLDER = re.compile(r"\{([a-z]+[0-9]*)\}")
 
 

@@ -151,7 +151,15 @@ def caused_choices(value: str, at_end: bool = False) -> list[str]:
 
 
 # english.yaml `caused`: the doings and the things not asked of, not the people
-_CAUSED_TABLES = frozenset({"done", "ended", "ended_unseen"})
+_CAUSED_TABLES = frozenset({"done", "ended", "ended_unseen", "untouched"})
+
+
+def untouched_shown(obj: str, value: str) -> bool:
+    """Whether a frame shows ``obj`` ``value`` large enough to ask why it stood so at the end
+    of a clip whose actions leave it untouched (english.yaml `caused.untouched`: a door or a
+    drawer, running water, a lit screen, burner or lamp; not a small light)."""
+    shown = (words().caused.get("untouched") or {}).get(value)
+    return shown == "any" or obj in (shown or ())
 
 
 def unseen_at_end(obj: str, value: str) -> bool:
