@@ -127,3 +127,31 @@ def test_a_predicted_state_is_asked_only_where_the_next_step_is_foreseen_nor_of_
     assert asked >= 5
     assert rejected[NEXT_UNFORESEEN] >= 5  # and the rules did drop some
     assert rejected[CLEAN_AHEAD] >= 1
+
+
+def test_a_yes_no_prediction_of_a_state_reads_the_next_action_on_the_thing(
+    small_corpus: list[Recording], domain: Domain
+) -> None:
+    """ "Will the faucet be off after the person's next action?" is asked only where the next
+    action involves the faucet (one that leaves it alone says nothing of it, and its "no" would
+    be wrong), and is yes exactly where that action leaves it so; one text has both answers."""
+    templates = [t for t in load_templates() if t.id == f"{NEXT_STATE}-verify"]
+    assert templates
+    answers: dict[str, set[str]] = {}
+    asked = 0
+    for recording in small_corpus[:RECORDINGS]:
+        clip_of = {c.id: c for c in cut_clips(recording)}
+        by_id = {a.id: a for a in recording.actions}
+        for question in questions_for_recording(
+            recording, templates, GenerationConfig(), domain.templates
+        ):
+            upcoming = by_id[clip_of[question.clip].future[0]]
+            transition = upcoming.transition(question.params["o"])
+            assert transition is not None, question.question
+            after = {k.value: v for k, v in transition.after.attributes.items()}
+            expected = "yes" if after[question.params["f"]] == question.params["fv"] else "no"
+            assert question.answer == expected, question.question
+            answers.setdefault(question.question, set()).add(question.answer)
+            asked += 1
+    assert asked >= 20
+    assert any(found == {"yes", "no"} for found in answers.values())

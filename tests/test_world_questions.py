@@ -203,6 +203,41 @@ def test_why_end_state_names_who_left_the_thing_so_at_the_end(
     assert values & {"closed", "off"} and values & {"open", "on"}, values
 
 
+def test_why_end_state_asks_of_fixtures_the_clip_leaves_untouched(
+    generated: tuple[list[dict[str, object]], Path, list[Recording]], domain: Domain
+) -> None:
+    """ "Why was the fridge closed at the end of the video?" of a fridge no action of the clip
+    involves: "it was already closed when the video began", asked of the world's fixtures only
+    and only in a state a frame shows large (english.yaml `caused.untouched`), so that the text
+    the person's own closing answers "the person had closed it" has both answers. Templates
+    without ``objects: room`` still name only the things of the clip's actions."""
+    records, out, recordings = generated
+    by_id = {r.id: r for r in recordings}
+    clips = read_clips(clips_path(out))
+    untouched_texts, handled_texts = set(), set()
+    for record, shown, params in _asked(generated, "explanatory/world/why-end-state"):
+        clip = clips[str(record["clip"])].clip
+        involved = {o for a in shown for o in a.slots.objects()}
+        if params["o"] in involved:
+            handled_texts.add((record["question"], str(record["answer"])[:14]))
+            continue
+        assert domain.spec.objects[params["o"]].fixture, record["question"]
+        if params["f"] == "poweredness":
+            assert params["o"] in ("faucet", "stove", "tv", "lamp", "microwave"), record
+        assert str(record["answer"]).startswith("it was already"), record["question"]
+        recording = by_id[str(record["recording"])]
+        seen = set(clip.observed) | set(clip.others)
+        # the other person may take from the open drawer, but nobody changes how it stands
+        assert not [
+            a for a in recording.actions if a.id in seen and _changes_attribute(a, params)
+        ], record["question"]
+        untouched_texts.add(record["question"])
+    assert len(untouched_texts) >= 3
+    assert {q for q, said in handled_texts if said == "the person had"} & untouched_texts
+    for record, shown, params in _asked(generated, "descriptive/world/scene-state"):
+        assert params["o"] in {o for a in shown for o in a.slots.objects()}, record["question"]
+
+
 @pytest.mark.parametrize(
     ("template", "made_so"),
     [
