@@ -24,7 +24,7 @@ from taskqa.questions.template import load_templates
 from taskqa.questions.visible import done_before_clip
 from taskqa.questions.world import CorpusWorld
 from taskqa.simulation.domain import Domain
-from taskqa.simulation.rules import AttributeIs
+from taskqa.simulation.rules import AttributeIs, SetAttribute
 
 WORLD_DECIDES = (
     "descriptive/world/scene-state",
@@ -129,6 +129,10 @@ def test_why_state_names_who_left_the_thing_so(
             expected = "the person had"
         else:
             expected = "it was already"
+            # nor does the clip show it given that state again while so (a clean table wiped):
+            # a viewer who saw the wiping says the person cleaned it
+            recording = by_id[str(record["recording"])]
+            assert not _given_so(recording, clip, params, domain), record["question"]
         assert str(record["answer"]).startswith(expected), record["question"]
         assert len(record["answer_choices"]) == 2  # type: ignore[arg-type]
         answers.add(expected)
@@ -186,6 +190,9 @@ def test_why_end_state_names_who_left_the_thing_so_at_the_end(
             expected = "the person had"
         else:
             expected = "it was already"
+            # nor does the clip show it given that state again while so (a clean table wiped):
+            # a viewer who saw the wiping says the person cleaned it
+            assert not _given_so(recording, seen, params, domain), record["question"]
         assert str(record["answer"]).startswith(expected), record["question"]
         assert len(record["answer_choices"]) == 2  # type: ignore[arg-type]
         view = build_view(
@@ -440,6 +447,23 @@ def fits(said: str, words: str) -> bool:
     return len(pattern) == len(full) and all(
         p == w or p == "something" for p, w in zip(pattern, full, strict=True)
     )
+
+
+def _given_so(recording: Recording, ids: set[str], params: dict[str, str], domain: Domain) -> bool:
+    """Whether an action of ``ids`` is one whose schema gives the asked thing the asked value
+    (a wiping, which makes a table clean), whether or not it changed it."""
+    for action in recording.actions:
+        schema = domain.schemas.get(action.verb)
+        if action.id not in ids or schema is None:
+            continue
+        for effect in schema.effects:
+            if (
+                isinstance(effect, SetAttribute)
+                and params["o"] in getattr(action.slots, effect.slot, ())
+                and (str(effect.attribute), effect.value) == (params["f"], params["fv"])
+            ):
+                return True
+    return False
 
 
 def _changes_attribute(action: ActionSegment, params: dict[str, str]) -> bool:

@@ -54,7 +54,7 @@ from taskqa.questions.realize import parse_action_text
 from taskqa.questions.template import ACTION_PARAMS, ParamType, Template
 from taskqa.questions.words import unseen_at_end, words
 from taskqa.simulation.domain import Domain
-from taskqa.simulation.rules import AttributeIs
+from taskqa.simulation.rules import AttributeIs, SetAttribute
 
 TRY_ANSWER = "answer is an action only tried (a try does not show as one)"
 TRY_NAMED = "names an action only tried (a try does not show as one)"
@@ -77,6 +77,8 @@ NOT_NEEDED = "why a thing was as an action found it, where the action does not n
 CHANGED_TWICE = "a route taken away from a thing the clip changes twice before the step"
 RULE_ONLY = "a route taken away where only the world's rules say the step needs it"
 SMALL_LIGHT = "how a clip shows a thing whose state shows only as a small light or lid"
+REDONE = "why a thing was so, where the clip shows it given that state again while so"
+FILL_OR_WASH = "prediction of how full a thing will be when next it is washed"
 # the scene state of a named thing: still-at-end, stopped-being, scene-state-verify
 _SCENE_OF_NAMED = "filter(scene, obj@{o}"
 
@@ -161,6 +163,37 @@ def _ends_unseen(template: Template, values: Mapping[str, str]) -> bool:
     return obj is not None and value is not None and unseen_at_end(obj, value)
 
 
+def _redone(
+    template: Template, values: Mapping[str, str], view: ClipView, domain: Domain | None
+) -> bool:
+    """Whether the clip shows someone do to the asked thing what makes it the asked value,
+    while it already was so (a clean coffee table wiped, a clean floor mopped): "why was the
+    coffee table clean at the end of the video?" is "it was already clean when the video began"
+    by the states, but a viewer who saw the wiping says "the person had cleaned it" (two misses
+    in issue 33's ninth viewer study)."""
+    named = {kind: values[name] for name, kind in template.params.items()}
+    obj, attribute, value = (
+        named.get(ParamType.OBJECT),
+        named.get(ParamType.ATTRIBUTE),
+        named.get(ParamType.VALUE),
+    )
+    if domain is None or obj is None or attribute is None or value is None:
+        return False
+    for interval in (*view.observed, *view.others):
+        schema = domain.schemas.get(next(iter(interval.value("verb")), ""))
+        if schema is None:
+            continue
+        for effect in schema.effects:
+            if (
+                isinstance(effect, SetAttribute)
+                and str(effect.attribute) == attribute
+                and effect.value == value
+                and obj in interval.value(effect.slot)
+            ):
+                return True
+    return False
+
+
 def _needed_so(template: Template, values: Mapping[str, str], domain: Domain) -> bool:
     """Whether the action a ``cause`` or route counterfactual names needs the thing in the state
     it asks about (its schema requires it of the thing's slot): "why was the fridge open when
@@ -234,6 +267,8 @@ def unseen(
         return CLEAN_AHEAD
     if _PREDICTED_STATE.match(program) and not clip.next_foreseen:
         return NEXT_UNFORESEEN
+    if _PREDICTED_STATE.match(program) and _fullness_under_the_tap(program, values, view):
+        return FILL_OR_WASH
     if _names_a_tried_thing(template, values, clip):
         return TRY_ON_THING
     for verb in set(_VERB.findall(program)):
@@ -263,6 +298,12 @@ def unseen(
             return TWO_PURPOSES
     if _asks_route(program) and (domain is None or not _needed_so(template, values, domain)):
         return NOT_NEEDED  # annotations without schemas cannot say what an action needs
+    if (
+        program.startswith("cause(")
+        and answer == "start"
+        and _redone(template, values, view, domain)
+    ):
+        return REDONE
     if "counterfactual(undo," in program and (route := _route_unfit(template, values, view)):
         return route
     asks_standing = f"type@{AS_LEFT}," in template.program or _SCENE_OF_NAMED in template.program
@@ -440,6 +481,15 @@ def _asks_cleanliness(program: str, values: Mapping[str, str]) -> bool:
     dirty after the person's next action?" (issue 33's eighth part) and "will the last thing
     they took be clean or dirty after the next action?" (its seventh)."""
     return "attribute@cleanliness" in program or "cleanliness" in values.values()
+
+
+def _fullness_under_the_tap(program: str, values: Mapping[str, str], view: ClipView) -> bool:
+    """Whether a prediction asks how full a thing will be where the person's next action washes
+    something: held under the running tap, a pot being washed looks like one being filled, and
+    viewers predicted "full" (issue 33's eighth and ninth viewer studies)."""
+    asks = "attribute@emptiness" in program or "emptiness" in values.values()
+    upcoming = view.future[:1]
+    return asks and any(i.value("verb") == ("wash",) for i in upcoming)
 
 
 def _asks_temperature(program: str, values: Mapping[str, str]) -> bool:
