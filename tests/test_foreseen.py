@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
+from taskqa.causal import build_structure
 from taskqa.model import Recording
 from taskqa.programs.clips import Clip, cut_clips
+from taskqa.programs.records import build_view
+from taskqa.questions import visible
 from taskqa.questions.config import GenerationConfig
 from taskqa.questions.foreseen import next_step_foreseen
 from taskqa.questions.generate import questions_for_recording
 from taskqa.questions.template import load_templates
-from taskqa.questions.visible import CLEAN_AHEAD, NEXT_UNFORESEEN
+from taskqa.questions.visible import BLENDED_AHEAD, CLEAN_AHEAD, FILL_OR_WASH, NEXT_UNFORESEEN
 from taskqa.simulation.domain import Domain
 
 RECORDINGS = 30
@@ -113,6 +117,7 @@ def test_a_predicted_state_is_asked_only_where_the_next_step_is_foreseen_nor_of_
     asked = 0
     for recording in small_corpus[:RECORDINGS]:
         clip_of = {c.id: c for c in cut_clips(recording)}
+        by_id = {a.id: a for a in recording.actions}
         for question in questions_for_recording(
             recording, templates, GenerationConfig(), domain.templates, rejected
         ):
@@ -122,36 +127,41 @@ def test_a_predicted_state_is_asked_only_where_the_next_step_is_foreseen_nor_of_
                 assert "cleanliness" not in question.program, question.question
             if question.template.startswith(NEXT_STATE):
                 asked += 1
-                kind = _kind(recording, clip_of[question.clip])
+                clip = clip_of[question.clip]
+                kind = _kind(recording, clip)
                 assert kind in ("continues", "only ready"), (question.question, kind)
+                # nor how full a thing being washed will be (it looks filled), nor the shape of
+                # a thing going into the blender (the world calls it liquid)
+                upcoming = by_id[clip.future[0]].verb
+                assert not ("emptiness" in question.program and upcoming == "wash"), question
+                assert not ("shape" in question.program and upcoming == "blend"), question
     assert asked >= 5
     assert rejected[NEXT_UNFORESEEN] >= 5  # and the rules did drop some
     assert rejected[CLEAN_AHEAD] >= 1
 
 
-def test_a_yes_no_prediction_of_a_state_reads_the_next_action_on_the_thing(
-    small_corpus: list[Recording], domain: Domain
+@pytest.mark.parametrize(
+    ("attribute", "verb", "dropped"),
+    [
+        ("emptiness", "wash", FILL_OR_WASH),
+        ("emptiness", "fill", None),
+        ("shape", "blend", BLENDED_AHEAD),
+        ("shape", "cut", None),
+    ],
+)
+def test_no_prediction_of_fullness_under_the_tap_nor_of_shape_in_the_blender(
+    small_corpus: list[Recording], domain: Domain, attribute: str, verb: str, dropped: str | None
 ) -> None:
-    """ "Will the faucet be off after the person's next action?" is asked only where the next
-    action involves the faucet (one that leaves it alone says nothing of it, and its "no" would
-    be wrong), and is yes exactly where that action leaves it so; one text has both answers."""
-    templates = [t for t in load_templates() if t.id == f"{NEXT_STATE}-verify"]
-    assert templates
-    answers: dict[str, set[str]] = {}
-    asked = 0
-    for recording in small_corpus[:RECORDINGS]:
-        clip_of = {c.id: c for c in cut_clips(recording)}
-        by_id = {a.id: a for a in recording.actions}
-        for question in questions_for_recording(
-            recording, templates, GenerationConfig(), domain.templates
-        ):
-            upcoming = by_id[clip_of[question.clip].future[0]]
-            transition = upcoming.transition(question.params["o"])
-            assert transition is not None, question.question
-            after = {k.value: v for k, v in transition.after.attributes.items()}
-            expected = "yes" if after[question.params["f"]] == question.params["fv"] else "no"
-            assert question.answer == expected, question.question
-            answers.setdefault(question.question, set()).add(question.answer)
-            asked += 1
-    assert asked >= 20
-    assert any(found == {"yes", "no"} for found in answers.values())
+    """A pot washed under the tap looks filled, and blended fruit is "liquid" to the world but
+    still cut to a viewer: "will the pot be full after the person's next action?" is not asked
+    where that action washes, nor "will the orange be cut ...?" where it blends. Too rare on the
+    test corpus to meet, so a clip's next action is set to each verb here."""
+    template = next(t for t in load_templates() if t.id == f"{NEXT_STATE}-verify")
+    recording = small_corpus[0]
+    clip = next(c for c in cut_clips(recording) if c.future)
+    view = build_view(recording, clip, build_structure(recording, domain=domain))
+    upcoming = replace(view.future[0], fields={**view.future[0].fields, "verb": (verb,)})
+    view = replace(view, future=(upcoming, *view.future[1:]))
+    on_screen = visible.Clip(view, {}, frozenset(), frozenset(), True)
+    values = {"o": "pot", "f": attribute, "fv": "full" if attribute == "emptiness" else "cut"}
+    assert visible.unseen(template, values, "no", on_screen, domain) == dropped

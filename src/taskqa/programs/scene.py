@@ -48,11 +48,12 @@ def scene_states(
     """The scene of each of ``intervals``: ``objects`` it does not involve, as they stood.
 
     ``objects`` are the things a question about the clip may name (the objects of the clip's
-    shown actions); an object outside the recording's initial state and every earlier action
-    is left out, since nothing says how it stood. The last interval's scene must also hold
-    until ``clip_end`` (the clip's last frame), so that it is how the clip leaves each thing:
-    "at the end of the video, was the fridge open?" is not answered by a fridge the other
-    person shuts after the person's last action but before the clip ends.
+    shown actions, and those other actions of the recording use, for the templates that ask
+    of fixtures the clip leaves untouched); an object outside the recording's initial state and
+    every earlier action is left out, since nothing says how it stood. The last interval's
+    scene must also hold until ``clip_end`` (the clip's last frame), so that it is how the clip
+    leaves each thing: "at the end of the video, was the fridge open?" is not answered by a
+    fridge the other person shuts after the person's last action but before the clip ends.
     """
     wanted = sorted(set(objects))
     touching: dict[str, list[ActionSegment]] = {name: [] for name in wanted}

@@ -79,6 +79,7 @@ RULE_ONLY = "a route taken away where only the world's rules say the step needs 
 SMALL_LIGHT = "how a clip shows a thing whose state shows only as a small light or lid"
 REDONE = "why a thing was so, where the clip shows it given that state again while so"
 FILL_OR_WASH = "prediction of how full a thing will be when next it is washed"
+BLENDED_AHEAD = "prediction of a thing's shape when next it is blended"
 # the scene state of a named thing: still-at-end, stopped-being, scene-state-verify
 _SCENE_OF_NAMED = "filter(scene, obj@{o}"
 
@@ -269,6 +270,8 @@ def unseen(
         return NEXT_UNFORESEEN
     if _PREDICTED_STATE.match(program) and _fullness_under_the_tap(program, values, view):
         return FILL_OR_WASH
+    if _PREDICTED_STATE.match(program) and _shape_in_the_blender(program, values, view):
+        return BLENDED_AHEAD
     if _names_a_tried_thing(template, values, clip):
         return TRY_ON_THING
     for verb in set(_VERB.findall(program)):
@@ -490,6 +493,15 @@ def _fullness_under_the_tap(program: str, values: Mapping[str, str], view: ClipV
     asks = "attribute@emptiness" in program or "emptiness" in values.values()
     upcoming = view.future[:1]
     return asks and any(i.value("verb") == ("wash",) for i in upcoming)
+
+
+def _shape_in_the_blender(program: str, values: Mapping[str, str], view: ClipView) -> bool:
+    """Whether a prediction asks a thing's shape where the person's next action blends: the
+    world calls blended fruit "liquid", and a viewer who sees the orange halves go into the
+    juicer still says they will be cut ("will the last thing they took be cut after their next
+    action?" -> "no" was missed in issue 33's ninth viewer study)."""
+    asks = "attribute@shape" in program or "shape" in values.values()
+    return asks and any(i.value("verb") == ("blend",) for i in view.future[:1])
 
 
 def _asks_temperature(program: str, values: Mapping[str, str]) -> bool:
