@@ -268,10 +268,8 @@ def unseen(
         return CLEAN_AHEAD
     if _PREDICTED_STATE.match(program) and not clip.next_foreseen:
         return NEXT_UNFORESEEN
-    if _PREDICTED_STATE.match(program) and _fullness_under_the_tap(program, values, view):
-        return FILL_OR_WASH
-    if _PREDICTED_STATE.match(program) and _shape_in_the_blender(program, values, view):
-        return BLENDED_AHEAD
+    if _PREDICTED_STATE.match(program) and (misread := _misread_next(program, values, view)):
+        return misread
     if _names_a_tried_thing(template, values, clip):
         return TRY_ON_THING
     for verb in set(_VERB.findall(program)):
@@ -477,38 +475,43 @@ def _names_a_tried_thing(template: Template, values: Mapping[str, str], clip: Cl
     return bool(named & tried)
 
 
+def _asks(attribute: str, program: str, values: Mapping[str, str]) -> bool:
+    """Whether the question asks the thing's ``attribute`` (named in its program or bound)."""
+    return f"attribute@{attribute}" in program or attribute in values.values()
+
+
 def _asks_cleanliness(program: str, values: Mapping[str, str]) -> bool:
     """Whether the question asks whether something is or will be clean. In the world only
     washing and wiping change it (using a juicer or a bowl leaves it clean), while a viewer
     expects a thing just used for food to be dirty: viewers missed "will the juicer be clean or
     dirty after the person's next action?" (issue 33's eighth part) and "will the last thing
     they took be clean or dirty after the next action?" (its seventh)."""
-    return "attribute@cleanliness" in program or "cleanliness" in values.values()
+    return _asks("cleanliness", program, values)
 
 
-def _fullness_under_the_tap(program: str, values: Mapping[str, str], view: ClipView) -> bool:
-    """Whether a prediction asks how full a thing will be where the person's next action washes
-    something: held under the running tap, a pot being washed looks like one being filled, and
-    viewers predicted "full" (issue 33's eighth and ninth viewer studies)."""
-    asks = "attribute@emptiness" in program or "emptiness" in values.values()
-    upcoming = view.future[:1]
-    return asks and any(i.value("verb") == ("wash",) for i in upcoming)
+# (attribute, the next action's verb) -> why a prediction of it is not asked: a viewer reads
+# that action otherwise than the world does. Held under the running tap, a pot being washed
+# looks like one being filled (viewers predicted "full", issue 33's eighth and ninth studies);
+# the world calls blended fruit "liquid", while a viewer who sees the orange halves go into
+# the juicer says they will be cut (its ninth)
+_MISREAD_NEXT = {("emptiness", "wash"): FILL_OR_WASH, ("shape", "blend"): BLENDED_AHEAD}
 
 
-def _shape_in_the_blender(program: str, values: Mapping[str, str], view: ClipView) -> bool:
-    """Whether a prediction asks a thing's shape where the person's next action blends: the
-    world calls blended fruit "liquid", and a viewer who sees the orange halves go into the
-    juicer still says they will be cut ("will the last thing they took be cut after their next
-    action?" -> "no" was missed in issue 33's ninth viewer study)."""
-    asks = "attribute@shape" in program or "shape" in values.values()
-    return asks and any(i.value("verb") == ("blend",) for i in view.future[:1])
+def _misread_next(program: str, values: Mapping[str, str], view: ClipView) -> str | None:
+    """Why a prediction of a state is not asked given the person's next action (None: it may
+    be), from ``_MISREAD_NEXT``."""
+    upcoming = {verb for i in view.future[:1] for verb in i.value("verb")}
+    for (attribute, verb), reason in _MISREAD_NEXT.items():
+        if verb in upcoming and _asks(attribute, program, values):
+            return reason
+    return None
 
 
 def _asks_temperature(program: str, values: Mapping[str, str]) -> bool:
     """Whether the question asks how hot something is or will be. A prediction of it rests on
     heating nobody sees yet (whether the microwave was ever switched on, how long a kettle takes):
     three of the twelve questions viewers missed in two studies were such guesses."""
-    return "attribute@temperature" in program or "temperature" in values.values()
+    return _asks("temperature", program, values)
 
 
 def _acted_on(action: str) -> tuple[str, ...]:
